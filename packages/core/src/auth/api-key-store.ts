@@ -1,0 +1,169 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../storage/database.js';
+import { generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-format.js';
+import { PLAN_NAMES, plans, type Limits, type PlanName } from './plans.js';
+
+/** An API key as stored: everything but the secret. */
+export interface ApiKeyRecord {
+  id: number;
+  label: string | null;
+  plan: PlanName;
+  /** The limits in force: the plan's, or the key's own for `enterprise`. */
+  limits: Limits;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** Creates, lists, limits and revokes keys; keys are stored as SHA-256 hashes only. */
+export interface ApiKeyStore {
+  /** Makes a new key; the returned `key` is the only time the secret is seen. */
+  create(options: { plan: PlanName; label?: string | null; limits?: Limits }): Promise<{ key: string; record: ApiKeyRecord }>;
+  /** Makes a configured key exist with this plan (and limits, for enterprise); a revoked key stays revoked. */
+  ensure(key: string, options: { plan: PlanName; limits?: Limits; label?: string }): Promise<ApiKeyRecord>;
+  list(): Promise<ApiKeyRecord[]>;
+  /** Revokes a key; false when no such key exists. */
+  revoke(id: number): Promise<boolean>;
+  /** Sets the limits of an enterprise key; other plans keep their plan's limits. */
+  setLimits(id: number, limits: Limits): Promise<'updated' | 'not_found' | 'not_enterprise'>;
+  /** The record stored under this hash, if any. */
+  findByHash(hash: string): Promise<(ApiKeyRecord & { hash: string }) | undefined>;
+  /** Records that a key was used. */
+  touch(id: number, at: Date): Promise<void>;
+  /** How many keys exist that are not revoked. */
+  countActive(): Promise<number>;
+}
+
+type Row = {
+  id: number | string;
+  key_hash: string;
+  label: string | null;
+  plan: string;
+  per_minute: number | null;
+  per_day: number | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+};
+
+function toRecord(row: Row): ApiKeyRecord & { hash: string } {
+  const plan = row.plan as PlanName;
+  const limits =
+    plan === 'enterprise' && row.per_minute && row.per_day
+      ? { perMinute: row.per_minute, perDay: row.per_day }
+      : plans[plan];
+  return {
+    id: Number(row.id),
+    hash: row.key_hash,
+    label: row.label,
+    plan,
+    limits,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+function assertPlan(plan: string): asserts plan is PlanName {
+  if (!(PLAN_NAMES as readonly string[]).includes(plan)) {
+    throw new RangeError(`Unknown plan "${plan}"; plans are ${PLAN_NAMES.join(', ')}.`);
+  }
+}
+
+function assertLimits(limits: Limits) {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1 || value > 2_147_483_647) {
+      throw new RangeError(`${name} must be a whole number from 1 to 2147483647, not ${value}.`);
+    }
+  }
+}
+
+/**
+ * The api_keys table.
+ * @example const { key } = await createApiKeyStore(db).create({ plan: 'free', label: 'ci' })
+ */
+export function createApiKeyStore(db: Kysely<Database>): ApiKeyStore {
+  const select = () =>
+    db
+      .selectFrom('api_keys')
+      .select(['id', 'key_hash', 'label', 'plan', 'per_minute', 'per_day', 'created_at', 'last_used_at', 'revoked_at']);
+
+  return {
+    async create({ plan, label = null, limits }) {
+      assertPlan(plan);
+      if (limits) assertLimits(limits);
+      const key = generateApiKey();
+      const row = await db
+        .insertInto('api_keys')
+        .values({
+          key_hash: hashApiKey(key),
+          label,
+          plan,
+          per_minute: plan === 'enterprise' ? (limits?.perMinute ?? null) : null,
+          per_day: plan === 'enterprise' ? (limits?.perDay ?? null) : null,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { key, record: toRecord(row) };
+    },
+    async ensure(key, { plan, limits, label = 'configured' }) {
+      assertPlan(plan);
+      if (limits) assertLimits(limits);
+      if (!isWellFormedApiKey(key)) {
+        throw new RangeError(
+          'A configured API key must be 16 to 255 visible ASCII characters other than ":" and ","; one starting with "psk_" must be a key made by the key tool.',
+        );
+      }
+      const values = {
+        plan,
+        per_minute: plan === 'enterprise' ? (limits?.perMinute ?? null) : null,
+        per_day: plan === 'enterprise' ? (limits?.perDay ?? null) : null,
+      };
+      const row = await db
+        .insertInto('api_keys')
+        .values({ key_hash: hashApiKey(key), label, ...values })
+        .onConflict((oc) => oc.column('key_hash').doUpdateSet(values))
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toRecord(row);
+    },
+    async list() {
+      const rows = await select().orderBy('id').execute();
+      return rows.map(toRecord);
+    },
+    async revoke(id) {
+      const result = await db
+        .updateTable('api_keys')
+        .set({ revoked_at: sql<Date>`coalesce(revoked_at, now())` })
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+    async setLimits(id, limits) {
+      assertLimits(limits);
+      const result = await db
+        .updateTable('api_keys')
+        .set({ per_minute: limits.perMinute, per_day: limits.perDay })
+        .where('id', '=', id)
+        .where('plan', '=', 'enterprise')
+        .executeTakeFirst();
+      if (result.numUpdatedRows > 0n) return 'updated';
+      return (await select().where('id', '=', id).executeTakeFirst()) ? 'not_enterprise' : 'not_found';
+    },
+    async findByHash(hash) {
+      const row = await select().where('key_hash', '=', hash).executeTakeFirst();
+      return row && toRecord(row);
+    },
+    async touch(id, at) {
+      await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+    },
+    async countActive() {
+      const row = await db
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('revoked_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+  };
+}

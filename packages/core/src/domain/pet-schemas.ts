@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+/** The largest integer JSON clients read exactly (2^53-1): the bound of every id. */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+
+const CONTROL_CHARACTER = /[\u0000-\u001F\u007F]/;
+const NON_SPACE = /\S/u;
+
+/** Availability status of an animal. */
+export const PetStatus = z.enum(['available', 'pending', 'sold']).meta({
+  id: 'PetStatus',
+  description: 'Availability status.',
+});
+export type PetStatus = z.infer<typeof PetStatus>;
+
+const id = (description: string) =>
+  z.int().min(1).max(MAX_ID).meta({ description, format: 'int64', example: 1 });
+
+function nameProblem(value: string): string | undefined {
+  const length = [...value].length;
+  if (length < 1 || length > 255) return 'must be 1 to 255 characters long';
+  if (!NON_SPACE.test(value)) return 'must contain a character that is not white space';
+  if (CONTROL_CHARACTER.test(value)) return 'must not contain control characters';
+  return undefined;
+}
+
+const name = z
+  .string()
+  .check((ctx) => {
+    const message = nameProblem(ctx.value);
+    if (message) ctx.issues.push({ code: 'custom', message, input: ctx.value });
+  })
+  .meta({ description: "The animal's name.", minLength: 1, maxLength: 255, example: 'Rex' });
+
+/** The request body of `createPet`: strict types, unknown fields rejected, `status` defaulting to `available`. */
+export const NewPet = z
+  .strictObject({
+    name,
+    categoryId: id('Identifier of the category the animal belongs to.'),
+    status: PetStatus.default('available'),
+  })
+  .meta({ id: 'NewPet' });
+export type NewPet = z.input<typeof NewPet>;
+
+/** An animal as returned. */
+export const Pet = z
+  .strictObject({
+    id: id('Unique identifier assigned by the service on creation.'),
+    name: z.string().meta({ description: "The animal's name.", example: 'Rex' }),
+    categoryId: id('Identifier of the category the animal belongs to.'),
+    status: PetStatus,
+  })
+  .meta({ id: 'Pet' });
+export type Pet = z.infer<typeof Pet>;
+
+/** The body of the list operation: an array of Pet. */
+export const Pets = z.array(Pet).meta({ id: 'Pets' });
+export type Pets = z.infer<typeof Pets>;
+
+const limit = z.int().min(1).max(100).meta({ description: 'Maximum number of animals returned.' });
+const cursor = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: 'Opaque cursor from the `Link: rel="next"` header of the previous page.' });
+const petId = id('The identifier of the animal.');
+
+/** Input of `listPets` as typed callers (tRPC, in-process) send it. */
+export const ListPetsInput = z.strictObject({
+  limit: limit.default(20),
+  status: PetStatus.optional().meta({ description: 'Return only animals with this status.' }),
+  cursor: cursor.optional(),
+});
+export type ListPetsInput = z.input<typeof ListPetsInput>;
+
+/** Input of `getPet` as typed callers send it. */
+export const GetPetInput = z.strictObject({ petId });
+export type GetPetInput = z.input<typeof GetPetInput>;
+
+const integerString = z
+  .string()
+  .regex(/^-?[0-9]+$/, 'must be an integer')
+  .transform(Number);
+
+/**
+ * `listPets` input as it arrives in a query string: every value a string, integers spelled in decimal.
+ * Unknown query parameters are ignored (see docs/decisions.md).
+ */
+export const ListPetsQuery = z.object({
+  limit: integerString.pipe(limit).default(20),
+  status: PetStatus.optional(),
+  cursor: cursor.optional(),
+});
+
+/** `getPet` input as it arrives in a path. */
+export const GetPetPath = z.object({ petId: integerString.pipe(petId) });

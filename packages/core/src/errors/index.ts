@@ -1,0 +1,2 @@
+export { errorCodes, type ErrorCode, type TrpcCode } from './error-codes.js';
+export { PetStoreError, toPetStoreError, type ErrorBody, type ErrorDetail } from './pet-store-error.js';

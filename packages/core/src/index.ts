@@ -1,0 +1,23 @@
+export { systemClock, type Clock } from './clock.js';
+export * from './errors/index.js';
+export { isDatabaseUnavailable } from './errors/unavailable.js';
+export * from './domain/pet-schemas.js';
+export { encodeCursor, decodeCursor } from './domain/cursor.js';
+export { validate } from './domain/validate.js';
+export { operations, type OperationDefinition, type OperationId, type Deprecation, type Stability } from './operations/operations.js';
+export { responseHeaders, type ResponseMeta, type RateLimitWindow } from './service/response-meta.js';
+export { unlimitedQuota, type Quota } from './service/quota.js';
+export {
+  createPetStore,
+  type PetStore,
+  type PetStoreOptions,
+  type CallContext,
+  type Admission,
+  type Outcome,
+} from './service/pet-store.js';
+export { generateApiKey, hashApiKey, isWellFormedApiKey, bearerToken } from './auth/api-key-format.js';
+export { createApiKeyStore, type ApiKeyStore, type ApiKeyRecord } from './auth/api-key-store.js';
+export { plans, PLAN_NAMES, type PlanName, type Limits } from './auth/plans.js';
+export type { Database } from './storage/database.js';
+export { migrateToLatest } from './storage/migrations.js';
+export { createPGliteDialect, type PGliteLike } from './storage/pglite-dialect.js';

@@ -1,0 +1,112 @@
+import { testDatabases } from '@petstore/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPetStore, PetStoreError, type Clock, type PetStore } from '../index.js';
+
+describe.each(testDatabases)('the pet store on $name', (database) => {
+  let close: () => Promise<void>;
+  let store: PetStore;
+  let apiKey: string;
+  const clock: Clock & { at: number } = { at: Date.parse('2026-11-21T12:00:00Z'), now: () => clock.at };
+
+  beforeAll(async () => {
+    const opened = await database.open();
+    close = opened.close;
+    store = createPetStore({ db: opened.db, clock });
+    apiKey = (await store.apiKeys.create({ plan: 'free', label: 'test' })).key;
+  });
+  afterAll(() => close());
+
+  const reject = async (promise: Promise<unknown>) => {
+    const error = await promise.then(
+      () => expect.unreachable('expected a PetStoreError'),
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(PetStoreError);
+    return error as PetStoreError;
+  };
+
+  it('creates an animal with status available by default and reads it back', async () => {
+    const created = await store.createPet({ name: 'Rex', categoryId: 3 }, { apiKey });
+    expect(created.status).toBe(201);
+    expect(created.data).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'available' });
+    const read = await store.getPet({ petId: created.data.id }, { apiKey });
+    expect(read.data).toEqual(created.data);
+    expect(read.meta.deprecation?.sunset.toISOString()).toBe('2030-12-05T00:00:00.000Z');
+  });
+
+  it('assigns increasing ids that are numbers, not strings', async () => {
+    const a = await store.createPet({ name: 'A', categoryId: 9007199254740991, status: 'sold' }, { apiKey });
+    const b = await store.createPet({ name: 'B', categoryId: 1 }, { apiKey });
+    expect(typeof a.data.id).toBe('number');
+    expect(a.data.categoryId).toBe(9007199254740991);
+    expect(b.data.id).toBeGreaterThan(a.data.id);
+  });
+
+  it('stores a name exactly as sent', async () => {
+    const name = '  Fluffy 🐈 the Ⅲ  ';
+    const created = await store.createPet({ name, categoryId: 2 }, { apiKey });
+    expect((await store.getPet({ petId: created.data.id }, { apiKey })).data.name).toBe(name);
+  });
+
+  it('pages through animals in ascending id order with a cursor, filtered by status', async () => {
+    for (let i = 0; i < 5; i++) await store.createPet({ name: `p${i}`, categoryId: 1, status: 'pending' }, { apiKey });
+    const first = await store.listPets({ limit: 3, status: 'pending' }, { apiKey });
+    expect(first.data).toHaveLength(3);
+    expect(first.meta.nextCursor).toBeTypeOf('string');
+    const second = await store.listPets({ limit: 3, status: 'pending', cursor: first.meta.nextCursor }, { apiKey });
+    expect(second.data.map((p) => p.name)).toEqual(['p3', 'p4']);
+    expect(second.meta.nextCursor).toBeUndefined();
+    const ids = [...first.data, ...second.data].map((p) => p.id);
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+    expect([...first.data, ...second.data].every((p) => p.status === 'pending')).toBe(true);
+  });
+
+  it('lists 20 animals when no limit is given', async () => {
+    for (let i = 0; i < 25; i++) await store.createPet({ name: `bulk${i}`, categoryId: 1 }, { apiKey });
+    expect((await store.listPets({}, { apiKey })).data).toHaveLength(20);
+  });
+
+  it('answers 404 not_found for an unknown id', async () => {
+    const error = await reject(store.getPet({ petId: 999_999 }, { apiKey }));
+    expect(error.toBody()).toMatchObject({ code: 'not_found', status: 404 });
+  });
+
+  it('answers 400 invalid_request listing every failing field', async () => {
+    const error = await reject(store.createPet({ name: '', categoryId: '5', id: 1 } as never, { apiKey }));
+    expect(error.status).toBe(400);
+    expect(error.code).toBe('invalid_request');
+    expect(error.details?.map((d) => d.path).sort()).toEqual(['categoryId', 'id', 'name']);
+  });
+
+  it('rejects a cursor it did not issue', async () => {
+    const error = await reject(store.listPets({ cursor: 'bm90LWEtY3Vyc29y' }, { apiKey }));
+    expect(error.code).toBe('invalid_request');
+    expect(error.details?.[0]?.path).toBe('cursor');
+  });
+
+  it('refuses a missing key and an unknown key with 401', async () => {
+    expect((await reject(store.listPets({}, {}))).code).toBe('missing_api_key');
+    expect((await reject(store.listPets({}, { apiKey: 'x'.repeat(20) }))).code).toBe('invalid_api_key');
+    expect((await reject(store.listPets({}, { apiKey: apiKey.slice(0, -1) + 'Z' }))).code).toBe('invalid_api_key');
+  });
+
+  it('refuses a revoked key within one second', async () => {
+    const { key, record } = await store.apiKeys.create({ plan: 'pro' });
+    await store.listPets({}, { apiKey: key });
+    expect(await store.apiKeys.revoke(record.id)).toBe(true);
+    clock.at += 1000;
+    expect((await reject(store.listPets({}, { apiKey: key }))).code).toBe('invalid_api_key');
+  });
+
+  it('answers 410 gone on getPet from the sunset on, with the deprecation headers kept', async () => {
+    const pet = (await store.createPet({ name: 'Old', categoryId: 1 }, { apiKey })).data;
+    const saved = clock.at;
+    clock.at = Date.parse('2030-12-04T23:59:59Z');
+    expect((await store.getPet({ petId: pet.id }, { apiKey })).data.id).toBe(pet.id);
+    clock.at = Date.parse('2030-12-05T00:00:00Z');
+    const error = await reject(store.getPet({ petId: pet.id }, { apiKey }));
+    expect(error.toBody()).toMatchObject({ code: 'gone', status: 410 });
+    expect(error.meta.deprecation).toBeDefined();
+    clock.at = saved;
+  });
+});

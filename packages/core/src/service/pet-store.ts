@@ -1,0 +1,164 @@
+import type { Kysely } from 'kysely';
+import { createApiKeyStore, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store.js';
+import { createAuthenticator } from '../auth/authenticator.js';
+import { systemClock, type Clock } from '../clock.js';
+import { decodeCursor, encodeCursor } from '../domain/cursor.js';
+import type { GetPetInput, ListPetsInput, NewPet, Pet } from '../domain/pet-schemas.js';
+import { validate } from '../domain/validate.js';
+import { PetStoreError } from '../errors/pet-store-error.js';
+import { isDatabaseUnavailable } from '../errors/unavailable.js';
+import { operations, type OperationId } from '../operations/operations.js';
+import type { Database } from '../storage/database.js';
+import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
+import { unlimitedQuota, type Quota } from './quota.js';
+import type { ResponseMeta } from './response-meta.js';
+
+/** Who is calling, and how the input arrives. */
+export interface CallContext {
+  /** The bearer token, as sent. */
+  apiKey?: string | undefined;
+  /** The client's address, for the limit on requests without a valid key. */
+  clientAddress?: string | undefined;
+  /** Set when the caller already admitted the request with {@link PetStore.admit}. */
+  admission?: Admission | undefined;
+  /** `http`: query and path values are strings (REST); `typed` (default): values have their JSON types. */
+  encoding?: 'typed' | 'http';
+}
+
+/** A request that passed authentication, the quota and the operation's availability. */
+export interface Admission {
+  readonly operationId: OperationId;
+  readonly key: ApiKeyRecord;
+  readonly meta: ResponseMeta;
+}
+
+/** The answer of an operation: its data, and what the response carries besides. */
+export interface Outcome<T> {
+  data: T;
+  status: number;
+  meta: ResponseMeta;
+}
+
+/** The pet store: every operation with the same authentication, quota, validation and errors for every caller. */
+export interface PetStore {
+  /** Lists animals in ascending id order; `meta.nextCursor` is set when more exist. */
+  listPets(input: ListPetsInput, context: CallContext): Promise<Outcome<Pet[]>>;
+  /** Adds an animal; answers with status 201 and the animal with its new id. */
+  createPet(input: NewPet, context: CallContext): Promise<Outcome<Pet>>;
+  /** Fetches one animal. Deprecated: from 5 December 2030 it answers 410 `gone`. */
+  getPet(input: GetPetInput, context: CallContext): Promise<Outcome<Pet>>;
+  /** Runs an operation by id on input not yet validated (adapters). */
+  call(operationId: OperationId, input: unknown, context: CallContext): Promise<Outcome<unknown>>;
+  /** Authenticates, counts the request against the quota and checks the operation is still served. */
+  admit(operationId: OperationId, context: CallContext): Promise<Admission>;
+  /** Whether the database answers. */
+  isHealthy(): Promise<boolean>;
+  /** The key store, for the key tool and for seeding keys. */
+  readonly apiKeys: ApiKeyStore;
+  readonly clock: Clock;
+}
+
+/** What {@link createPetStore} is built from. */
+export interface PetStoreOptions {
+  db: Kysely<Database>;
+  clock?: Clock;
+  /** The quota step; none by default. */
+  quota?: Quota;
+}
+
+function withMeta(error: unknown, meta: ResponseMeta): PetStoreError {
+  const failure =
+    error instanceof PetStoreError
+      ? error
+      : isDatabaseUnavailable(error)
+        ? new PetStoreError('unavailable', undefined, { cause: error })
+        : new PetStoreError('internal_error', undefined, { cause: error });
+  failure.meta = { ...meta, ...failure.meta };
+  return failure;
+}
+
+/**
+ * Builds the pet store from its collaborators; nothing is read from globals.
+ * @example const store = createPetStore({ db, clock: systemClock }); await store.listPets({ limit: 5 }, { apiKey })
+ */
+export function createPetStore(options: PetStoreOptions): PetStore {
+  const { db, clock = systemClock, quota = unlimitedQuota } = options;
+  const pets: PetRepository = createPetRepository(db);
+  const apiKeys = createApiKeyStore(db);
+  const authenticator = createAuthenticator({ keys: apiKeys, clock });
+
+  const handlers = {
+    async listPets(input: { limit: number; status?: Pet['status'] | undefined; cursor?: string | undefined }, meta: ResponseMeta) {
+      const afterId = input.cursor === undefined ? 0 : decodeCursor(input.cursor);
+      const rows = await pets.list({ status: input.status, afterId, limit: input.limit + 1 });
+      if (rows.length > input.limit) {
+        rows.length = input.limit;
+        meta.nextCursor = encodeCursor(rows[rows.length - 1]!.id);
+      }
+      return rows;
+    },
+    async createPet(input: Omit<Pet, 'id'>) {
+      return pets.insert(input);
+    },
+    async getPet(input: { petId: number }) {
+      const pet = await pets.findById(input.petId);
+      if (!pet) throw new PetStoreError('not_found', `No animal with id ${input.petId}.`);
+      return pet;
+    },
+  } satisfies Record<OperationId, (input: never, meta: ResponseMeta) => Promise<unknown>>;
+
+  async function admit(operationId: OperationId, context: CallContext): Promise<Admission> {
+    const meta: ResponseMeta = {};
+    try {
+      const token = context.apiKey;
+      const key = token === undefined ? undefined : await authenticator.verify(token);
+      if (!key) {
+        meta.rateLimit = await quota.consumeAddress(context.clientAddress ?? 'unknown');
+        throw new PetStoreError(token === undefined ? 'missing_api_key' : 'invalid_api_key');
+      }
+      meta.rateLimit = await quota.consumeKey(key);
+      const { deprecation } = operations[operationId];
+      if (deprecation) {
+        meta.deprecation = deprecation;
+        if (clock.now() >= deprecation.sunset.getTime()) {
+          throw new PetStoreError('gone', `This operation was removed on ${deprecation.sunset.toUTCString()}; use GET ${deprecation.successor}.`);
+        }
+      }
+      return { operationId, key, meta };
+    } catch (error) {
+      throw withMeta(error, meta);
+    }
+  }
+
+  async function call(operationId: OperationId, input: unknown, context: CallContext): Promise<Outcome<any>> {
+    const admission =
+      context.admission?.operationId === operationId ? context.admission : await admit(operationId, context);
+    const meta: ResponseMeta = { ...admission.meta };
+    try {
+      const op = operations[operationId];
+      const parsed = validate(context.encoding === 'http' ? op.httpInput : op.input, input);
+      const data = await handlers[operationId](parsed as never, meta);
+      return { data, status: op.successStatus, meta };
+    } catch (error) {
+      throw withMeta(error, meta);
+    }
+  }
+
+  return Object.freeze({
+    listPets: (input, context) => call('listPets', input, context),
+    createPet: (input, context) => call('createPet', input, context),
+    getPet: (input, context) => call('getPet', input, context),
+    call,
+    admit,
+    async isHealthy() {
+      try {
+        await db.selectFrom('pets').select('id').limit(1).execute();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    apiKeys,
+    clock,
+  } satisfies PetStore);
+}

@@ -1,0 +1,17 @@
+import type { ApiKeyRecord } from '../auth/api-key-store.js';
+import type { RateLimitWindow } from './response-meta.js';
+
+/**
+ * The quota step of every operation. Returns the windows that counted the request, the binding one first;
+ * throws a PetStoreError (`rate_limited`, `api_key_banned`, `unavailable`) when the request may not proceed.
+ */
+export interface Quota {
+  consumeKey(key: ApiKeyRecord): Promise<RateLimitWindow[]>;
+  consumeAddress(address: string): Promise<RateLimitWindow[]>;
+}
+
+/** A quota that counts nothing: for embedding without limits. */
+export const unlimitedQuota: Quota = Object.freeze({
+  consumeKey: async () => [],
+  consumeAddress: async () => [],
+});

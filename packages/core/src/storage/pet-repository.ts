@@ -1,0 +1,44 @@
+import type { Kysely } from 'kysely';
+import type { Pet, PetStatus } from '../domain/pet-schemas.js';
+import type { Database } from './database.js';
+
+/** Reads and writes animals. */
+export interface PetRepository {
+  insert(pet: Omit<Pet, 'id'>): Promise<Pet>;
+  findById(id: number): Promise<Pet | undefined>;
+  /** Up to `limit` animals with an id above `afterId`, in ascending id order. */
+  list(query: { status?: PetStatus | undefined; afterId: number; limit: number }): Promise<Pet[]>;
+}
+
+const columns = ['id', 'name', 'category_id', 'status'] as const;
+
+function toPet(row: { id: number | string; name: string; category_id: number | string; status: string }): Pet {
+  return { id: Number(row.id), name: row.name, categoryId: Number(row.category_id), status: row.status as PetStatus };
+}
+
+/**
+ * The pets table through kysely.
+ * @example const pets = createPetRepository(db); await pets.findById(1)
+ */
+export function createPetRepository(db: Kysely<Database>): PetRepository {
+  return {
+    async insert(pet) {
+      const row = await db
+        .insertInto('pets')
+        .values({ name: pet.name, category_id: pet.categoryId, status: pet.status })
+        .returning(columns)
+        .executeTakeFirstOrThrow();
+      return toPet(row);
+    },
+    async findById(id) {
+      const row = await db.selectFrom('pets').select(columns).where('id', '=', id).executeTakeFirst();
+      return row && toPet(row);
+    },
+    async list({ status, afterId, limit }) {
+      let query = db.selectFrom('pets').select(columns).where('id', '>', afterId);
+      if (status) query = query.where('status', '=', status);
+      const rows = await query.orderBy('id').limit(limit).execute();
+      return rows.map(toPet);
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { openDatabase, type DatabaseOptions, type OpenDatabase } from './open-database.js';

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { migrateToLatest } from '@petstore/core';
+import { openDatabase, type OpenDatabase } from '@petstore/embed';
+import pg from 'pg';
+
+/** A database a test can run on: PGlite always, PostgreSQL when `DATABASE_URL` is set. */
+export interface TestDatabase {
+  name: 'pglite' | 'postgres';
+  /** Opens a fresh, migrated, empty database; `close` drops it again. */
+  open(): Promise<OpenDatabase & { url?: string }>;
+}
+
+/** The PostgreSQL server tests use, if any. In CI it is always set. */
+export const databaseUrl = process.env.DATABASE_URL || undefined;
+
+async function createScratchDatabase(baseUrl: string) {
+  const name = `petstore_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  const drop = async () => {
+    const client = new pg.Client({ connectionString: baseUrl });
+    await client.connect();
+    try {
+      await client.query(`drop database if exists ${name} with (force)`);
+    } finally {
+      await client.end();
+    }
+  };
+  return { url: url.toString(), drop };
+}
+
+/**
+ * Creates an empty PostgreSQL database for one test (or process) and returns its URL and a drop function.
+ * @example const { url, drop } = await scratchPostgres()
+ */
+export async function scratchPostgres() {
+  if (!databaseUrl) throw new Error('DATABASE_URL is not set');
+  return createScratchDatabase(databaseUrl);
+}
+
+/**
+ * The databases every storage and operation test loops over.
+ * @example describe.each(testDatabases)('on $name', ({ open }) => { … })
+ */
+export const testDatabases: TestDatabase[] = [
+  {
+    name: 'pglite',
+    async open() {
+      const database = await openDatabase({ dataDir: 'memory://' });
+      await migrateToLatest(database.db);
+      return database;
+    },
+  },
+  ...(databaseUrl
+    ? [
+        {
+          name: 'postgres' as const,
+          async open() {
+            const scratch = await createScratchDatabase(databaseUrl);
+            const database = await openDatabase({ databaseUrl: scratch.url });
+            await migrateToLatest(database.db);
+            return {
+              ...database,
+              url: scratch.url,
+              close: async () => {
+                await database.close();
+                await scratch.drop();
+              },
+            };
+          },
+        },
+      ]
+    : []),
+];
