@@ -51,6 +51,11 @@ export interface PetStore {
   call(operationId: OperationId, input: unknown, context: CallContext): Promise<Outcome<unknown>>;
   /** Authenticates, counts the request against the quota and checks the operation is still served. */
   admit(operationId: OperationId, context: CallContext): Promise<Admission>;
+  /**
+   * Counts a request that matches no operation (an unknown path, another method) against the caller's quota:
+   * the key's when it is valid, the client address's otherwise. Never refuses a missing key; throws only 429/503.
+   */
+  meter(context: CallContext): Promise<ResponseMeta>;
   /** Whether the database answers. */
   isHealthy(): Promise<boolean>;
   /** The key store, for the key tool and for seeding keys. */
@@ -107,16 +112,29 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     },
   } satisfies Record<OperationId, (input: never, meta: ResponseMeta) => Promise<unknown>>;
 
+  /** Verifies the key and counts the request: against the key when valid, else against the client address. */
+  async function count(context: CallContext, meta: ResponseMeta) {
+    const token = context.apiKey;
+    const key = token === undefined ? undefined : await authenticator.verify(token);
+    meta.rateLimit = key ? await quota.consumeKey(key) : await quota.consumeAddress(context.clientAddress ?? 'unknown');
+    return key;
+  }
+
+  async function meter(context: CallContext): Promise<ResponseMeta> {
+    const meta: ResponseMeta = {};
+    try {
+      await count(context, meta);
+      return meta;
+    } catch (error) {
+      throw withMeta(error, meta);
+    }
+  }
+
   async function admit(operationId: OperationId, context: CallContext): Promise<Admission> {
     const meta: ResponseMeta = {};
     try {
-      const token = context.apiKey;
-      const key = token === undefined ? undefined : await authenticator.verify(token);
-      if (!key) {
-        meta.rateLimit = await quota.consumeAddress(context.clientAddress ?? 'unknown');
-        throw new PetStoreError(token === undefined ? 'missing_api_key' : 'invalid_api_key');
-      }
-      meta.rateLimit = await quota.consumeKey(key);
+      const key = await count(context, meta);
+      if (!key) throw new PetStoreError(context.apiKey === undefined ? 'missing_api_key' : 'invalid_api_key');
       const { deprecation } = operations[operationId];
       if (deprecation) {
         meta.deprecation = deprecation;
@@ -150,6 +168,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     getPet: (input, context) => call('getPet', input, context),
     call,
     admit,
+    meter,
     async isHealthy() {
       try {
         await db.selectFrom('pets').select('id').limit(1).execute();

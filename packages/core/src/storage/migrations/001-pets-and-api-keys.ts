@@ -1,0 +1,28 @@
+import { sql, type Migration } from 'kysely';
+
+/** Animals, with an index serving `status` + `id` order, and API keys stored as SHA-256 hashes. */
+export const petsAndApiKeys: Migration = {
+  async up(db) {
+    await sql`
+      create table pets (
+        id bigint generated always as identity (maxvalue 9007199254740991) primary key,
+        name text not null,
+        category_id bigint not null check (category_id between 1 and 9007199254740991),
+        status text not null check (status in ('available', 'pending', 'sold')),
+        created_at timestamptz not null default now()
+      )`.execute(db);
+    await sql`create index pets_status_id_idx on pets (status, id)`.execute(db);
+    await sql`
+      create table api_keys (
+        id bigint generated always as identity primary key,
+        key_hash text not null unique,
+        label text,
+        plan text not null check (plan in ('free', 'pro', 'business', 'enterprise')),
+        per_minute integer check (per_minute > 0),
+        per_day integer check (per_day > 0),
+        created_at timestamptz not null default now(),
+        last_used_at timestamptz,
+        revoked_at timestamptz
+      )`.execute(db);
+  },
+};

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely';
+import { petsAndApiKeys } from './001-pets-and-api-keys.js';
+
+/** Every migration, by name; names sort in the order they run. Append only. */
+export const migrations: Record<string, Migration> = {
+  '2026-11-21-001-pets-and-api-keys': petsAndApiKeys,
+};
