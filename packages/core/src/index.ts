@@ -7,6 +7,9 @@ export { validate } from './domain/validate.js';
 export { operations, type OperationDefinition, type OperationId, type Deprecation, type Stability } from './operations/operations.js';
 export { responseHeaders, type ResponseMeta, type RateLimitWindow } from './service/response-meta.js';
 export { unlimitedQuota, type Quota } from './service/quota.js';
+export { createQuota, type ClosableQuota, type QuotaOptions, type QuotaStore } from './quota/create-quota.js';
+export type { PostgresPoolLike } from './quota/postgres-counters.js';
+export { retryAfterSeconds } from './quota/windows.js';
 export {
   createPetStore,
   type PetStore,

@@ -10,8 +10,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (CONNECTION_ERRORS.has(code)) return true;
-    // SQLSTATE class 08 (connection exception), 57P0x (shutdown), 53300 (too many connections).
-    if (/^(08|57P0)/.test(code) || code === '53300') return true;
+    // SQLSTATE class 08 (connection exception), 28 (login refused), 57P0x (shutdown), 53300 (too many
+    // connections), 3D000 (the database does not exist).
+    if (/^(08|28|57P0)/.test(code) || code === '53300' || code === '3D000') return true;
   }
   if (error instanceof AggregateError && error.errors.some(isDatabaseUnavailable)) return true;
   return UNAVAILABLE_MESSAGE.test(error.message) || (error.cause !== undefined && isDatabaseUnavailable(error.cause));

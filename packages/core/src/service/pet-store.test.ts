@@ -87,7 +87,8 @@ describe.each(testDatabases)('the pet store on $name', (database) => {
   it('refuses a missing key and an unknown key with 401', async () => {
     expect((await reject(store.listPets({}, {}))).code).toBe('missing_api_key');
     expect((await reject(store.listPets({}, { apiKey: 'x'.repeat(20) }))).code).toBe('invalid_api_key');
-    expect((await reject(store.listPets({}, { apiKey: apiKey.slice(0, -1) + 'Z' }))).code).toBe('invalid_api_key');
+    const mistyped = apiKey.slice(0, -1) + (apiKey.endsWith('Z') ? 'Y' : 'Z');
+    expect((await reject(store.listPets({}, { apiKey: mistyped }))).code).toBe('invalid_api_key');
   });
 
   it('refuses a revoked key within one second', async () => {

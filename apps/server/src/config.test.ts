@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+const problemsOf = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).message;
+  }
+  return expect.unreachable('expected a ConfigError');
+};
+
+describe('the configuration', () => {
+  it('defaults to 127.0.0.1:3000 on the embedded database with the memory limiter', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      dataDir: './.petstore-data',
+      rateLimitStore: 'memory',
+      publicUrl: 'http://127.0.0.1:3000/v1',
+      stagingUrl: 'http://127.0.0.1:3000/v1',
+      trustProxy: false,
+      apiKeys: [],
+    });
+  });
+
+  it('uses the postgres limiter by default with DATABASE_URL', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db' });
+    expect(config.rateLimitStore).toBe('postgres');
+  });
+
+  it('parses PETSTORE_API_KEYS with plans and enterprise limits', () => {
+    const config = loadConfig({
+      PETSTORE_API_KEYS: 'free-key-0123456789:free, ent-key-0123456789abc:enterprise:5:7,pro-key-0123456789:pro',
+    });
+    expect(config.apiKeys).toEqual([
+      { key: 'free-key-0123456789', plan: 'free' },
+      { key: 'ent-key-0123456789abc', plan: 'enterprise', limits: { perMinute: 5, perDay: 7 } },
+      { key: 'pro-key-0123456789', plan: 'pro' },
+    ]);
+  });
+
+  it('stops with a message naming every bad value', () => {
+    const message = problemsOf({
+      PORT: 'eighty',
+      DATABASE_URL: 'mysql://x',
+      PETSTORE_API_KEYS: 'short:free,long-enough-key-123:gold,another-long-key-1:free:5:5',
+      PETSTORE_PUBLIC_URL: 'https://api.example.com/v2',
+      PETSTORE_RATE_LIMIT_STORE: 'redis-cluster',
+      PETSTORE_TRUST_PROXY: 'maybe',
+    });
+    expect(message).toMatch(/^Invalid configuration:/);
+    for (const name of ['PORT', 'DATABASE_URL', 'PETSTORE_PUBLIC_URL', 'PETSTORE_RATE_LIMIT_STORE', 'PETSTORE_TRUST_PROXY']) {
+      expect(message).toContain(`${name}:`);
+    }
+    expect(message).toContain('entry 1: the key must be 16 to 255');
+    expect(message).toContain('entry 2: plan must be one of free, pro, business, enterprise');
+    expect(message).toContain('entry 3: only an enterprise key may add limits');
+  });
+
+  it('refuses the postgres limiter without PostgreSQL', () => {
+    expect(problemsOf({ PETSTORE_RATE_LIMIT_STORE: 'postgres' })).toContain('postgres needs DATABASE_URL');
+  });
+
+  it('takes base addresses that end in /v1 and drops a trailing slash', () => {
+    const config = loadConfig({ PETSTORE_PUBLIC_URL: 'https://pets.example.com/v1/', PETSTORE_STAGING_URL: 'https://staging.example.com/api/v1' });
+    expect(config.publicUrl).toBe('https://pets.example.com/v1');
+    expect(config.stagingUrl).toBe('https://staging.example.com/api/v1');
+  });
+});

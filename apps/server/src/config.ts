@@ -1,0 +1,126 @@
+import { PLAN_NAMES, isWellFormedApiKey, type PlanName } from '@petstore/core';
+import type { ConfiguredApiKey } from '@petstore/embed';
+import { z } from 'zod';
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[0-9]+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.int().min(min).max(max));
+
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const baseUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .refine((url) => new URL(url).pathname.replace(/\/+$/, '').endsWith('/v1'), 'must end in /v1')
+  .transform((url) => url.replace(/\/+$/, ''));
+
+function parseApiKeys(text: string, ctx: z.RefinementCtx): ConfiguredApiKey[] {
+  const keys: ConfiguredApiKey[] = [];
+  for (const [index, entry] of text.split(',').entries()) {
+    if (!entry.trim()) continue;
+    const [key = '', plan = '', perMinute, perDay, ...rest] = entry.trim().split(':');
+    const where = `entry ${index + 1}`;
+    if (!isWellFormedApiKey(key)) {
+      ctx.addIssue({ code: 'custom', message: `${where}: the key must be 16 to 255 visible ASCII characters other than ":" and ","` });
+    } else if (!(PLAN_NAMES as readonly string[]).includes(plan)) {
+      ctx.addIssue({ code: 'custom', message: `${where}: plan must be one of ${PLAN_NAMES.join(', ')}` });
+    } else if (rest.length || ((perMinute !== undefined || perDay !== undefined) && plan !== 'enterprise')) {
+      ctx.addIssue({ code: 'custom', message: `${where}: only an enterprise key may add limits, as KEY:enterprise:PER_MINUTE:PER_DAY` });
+    } else if (perMinute !== undefined) {
+      const limits = [perMinute, perDay].map((v) => (/^[1-9][0-9]{0,9}$/.test(v ?? '') ? Number(v) : NaN));
+      if (limits.some((n) => !(n <= 2_147_483_647))) {
+        ctx.addIssue({ code: 'custom', message: `${where}: PER_MINUTE and PER_DAY must both be whole numbers from 1` });
+      } else {
+        keys.push({ key, plan: plan as PlanName, limits: { perMinute: limits[0]!, perDay: limits[1]! } });
+      }
+    } else {
+      keys.push({ key, plan: plan as PlanName });
+    }
+  }
+  return keys;
+}
+
+const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+/** The environment the service reads, validated in one place. */
+const Environment = z.object({
+  PORT: z.preprocess(unsetIfEmpty, integer(0, 65535).default(3000)),
+  HOST: z.preprocess(unsetIfEmpty, z.string().default('127.0.0.1')),
+  DATABASE_URL: z.preprocess(
+    unsetIfEmpty,
+    z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
+  ),
+  PETSTORE_DATA_DIR: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .refine((dir) => dir === 'memory://' || !dir.includes('://'), 'must be a folder path or memory://')
+      .default('./.petstore-data'),
+  ),
+  PETSTORE_API_KEYS: z.preprocess(unsetIfEmpty, z.string().transform(parseApiKeys).default([])),
+  PETSTORE_RATE_LIMIT_STORE: z.preprocess(unsetIfEmpty, z.enum(['memory', 'postgres']).optional()),
+  PETSTORE_PUBLIC_URL: z.preprocess(unsetIfEmpty, baseUrl.optional()),
+  PETSTORE_STAGING_URL: z.preprocess(unsetIfEmpty, baseUrl.optional()),
+  PETSTORE_TRUST_PROXY: z.preprocess(unsetIfEmpty, flag.default(false)),
+  PETSTORE_LOG_LEVEL: z.preprocess(
+    unsetIfEmpty,
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+  PETSTORE_BAN_THRESHOLD: z.preprocess(unsetIfEmpty, integer(1, 1_000_000).default(10)),
+  PETSTORE_BAN_SECONDS: z.preprocess(unsetIfEmpty, integer(1, 86_400 * 7).default(900)),
+  PETSTORE_ADDRESS_LIMIT_PER_MINUTE: z.preprocess(unsetIfEmpty, integer(1, 1_000_000).default(60)),
+});
+
+/** The service's configuration. */
+export type Config = ReturnType<typeof toConfig>;
+
+function toConfig(env: z.output<typeof Environment>) {
+  const localUrl = `http://${env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${env.PORT}/v1`;
+  if (env.PETSTORE_RATE_LIMIT_STORE === 'postgres' && !env.DATABASE_URL) {
+    throw new ConfigError(['PETSTORE_RATE_LIMIT_STORE: postgres needs DATABASE_URL (the embedded database uses memory)']);
+  }
+  return Object.freeze({
+    port: env.PORT,
+    host: env.HOST,
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.PETSTORE_DATA_DIR,
+    dataDirIsFolder: env.PETSTORE_DATA_DIR !== 'memory://' && !env.DATABASE_URL,
+    apiKeys: env.PETSTORE_API_KEYS,
+    rateLimitStore: env.PETSTORE_RATE_LIMIT_STORE ?? (env.DATABASE_URL ? 'postgres' : 'memory'),
+    publicUrl: env.PETSTORE_PUBLIC_URL ?? localUrl,
+    stagingUrl: env.PETSTORE_STAGING_URL ?? localUrl,
+    trustProxy: env.PETSTORE_TRUST_PROXY,
+    logLevel: env.PETSTORE_LOG_LEVEL,
+    quota: {
+      banThreshold: env.PETSTORE_BAN_THRESHOLD,
+      banSeconds: env.PETSTORE_BAN_SECONDS,
+      perAddressPerMinute: env.PETSTORE_ADDRESS_LIMIT_PER_MINUTE,
+    },
+  } as const);
+}
+
+/** A configuration that cannot be used; its message names every bad variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads and validates the configuration from the environment; throws a ConfigError naming every bad value.
+ * @example const config = loadConfig(process.env)
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const result = Environment.safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  return toConfig(result.data);
+}
+

@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+/** The built entry points; `npm test` builds first. */
+export const mainJs = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+export const cliJs = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+
+/** A server process started from the built entry point. */
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Starts `node dist/main.js` with the given environment on a free port and waits until it listens.
+ * @example const server = await startProcess({ PETSTORE_DATA_DIR: 'memory://' })
+ */
+export async function startProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [mainJs], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', PETSTORE_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), 30_000);
+    const check = () => {
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout!.off('data', check);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${out}\n${err}`));
+    });
+  });
+  return {
+    child,
+    url,
+    stdout: () => out,
+    stderr: () => err,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      const [code] = await once(child, 'exit');
+      return code as number | null;
+    },
+  };
+}
+
+/**
+ * Runs the key tool and collects its output.
+ * @example const { code, stdout } = await runCli(['keys', 'list'], env)
+ */
+export async function runCli(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [cliJs, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const [code] = await once(child, 'exit');
+  return { code: code as number, stdout, stderr };
+}

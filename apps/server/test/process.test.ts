@@ -1,0 +1,81 @@
+import { request } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mainJs, startProcess } from './helpers.js';
+
+describe('the service process on the embedded database', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'petstore-process-'));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('prints a working development key once, and keeps its data across a graceful restart', async () => {
+    const first = await startProcess({ PETSTORE_DATA_DIR: dataDir });
+    const key = /\n {2}(psk_[0-9A-Za-z]{38})\n/.exec(first.stdout())?.[1];
+    expect(key, first.stdout()).toBeDefined();
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+
+    const health = await fetch(`${first.url}/healthz`);
+    expect(health.status).toBe(200);
+    const created = await fetch(`${first.url}/v1/pets`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'Kept', categoryId: 4 }) });
+    expect(created.status).toBe(201);
+    const pet = await created.json();
+    expect(await first.stop('SIGTERM')).toBe(0);
+
+    const second = await startProcess({ PETSTORE_DATA_DIR: dataDir });
+    expect(second.stdout()).not.toContain('psk_');
+    const read = await fetch(`${second.url}/v1/pets?limit=100`, { headers: auth });
+    expect(read.status).toBe(200);
+    expect(await read.json()).toContainEqual(pet);
+    expect(await second.stop('SIGINT')).toBe(0);
+  });
+
+  it('lets an in-flight request finish on SIGTERM before it exits', async () => {
+    const server = await startProcess({ PETSTORE_DATA_DIR: 'memory://', PETSTORE_API_KEYS: 'inflight-key-0123456789:pro' });
+    const body = JSON.stringify({ name: 'Late', categoryId: 1 });
+    const { hostname, port } = new URL(server.url);
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        { hostname, port, path: '/v1/pets', method: 'POST', headers: { authorization: 'Bearer inflight-key-0123456789', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode!, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 5));
+      setTimeout(() => {
+        server.child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(5)), 300);
+      }, 200);
+    });
+    const answer = await response;
+    expect(answer.status).toBe(201);
+    expect(JSON.parse(answer.body)).toMatchObject({ name: 'Late', categoryId: 1, status: 'available' });
+    const [code] = await once(server.child, 'exit');
+    expect(code).toBe(0);
+    expect(server.stdout()).toContain('"msg":"Stopped"');
+  });
+
+  it('refuses a second process on the same embedded database folder', async () => {
+    const first = await startProcess({ PETSTORE_DATA_DIR: dataDir });
+    await expect(startProcess({ PETSTORE_DATA_DIR: dataDir })).rejects.toThrow(/in use by process/);
+    expect(await first.stop()).toBe(0);
+  });
+
+  it('stops at start-up with a clear message when a setting is bad', async () => {
+    const child = spawn(process.execPath, [mainJs], { env: { PATH: process.env.PATH ?? '', PORT: 'eighty', PETSTORE_TRUST_PROXY: 'perhaps' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(1);
+    expect(stderr).toContain('Invalid configuration:');
+    expect(stderr).toContain('PORT: must be a whole number');
+    expect(stderr).toContain('PETSTORE_TRUST_PROXY: must be true or false');
+  });
+});

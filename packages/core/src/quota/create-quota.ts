@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import type { ApiKeyRecord } from '../auth/api-key-store.js';
+import { systemClock, type Clock } from '../clock.js';
+import { PetStoreError } from '../errors/pet-store-error.js';
+import type { Quota } from '../service/quota.js';
+import type { RateLimitWindow } from '../service/response-meta.js';
+import { banEnd, banValue } from './ban.js';
+import type { Counters } from './counters.js';
+import { createMemoryCounters } from './memory-counters.js';
+import { createPostgresCounters, type PostgresPoolLike } from './postgres-counters.js';
+import { bindingFirst, DAY_MS, MINUTE_MS, retryAfterSeconds, windowIndex, windowState } from './windows.js';
+
+/**
+ * Ban threshold and length, and the limit on requests without a valid key.
+ * @example const options: QuotaOptions = { banThreshold: 10, banSeconds: 900, perAddressPerMinute: 60 }
+ */
+export interface QuotaOptions {
+  /** Requests a key may make after its first refusal in one minute window; the next one is banned. Default 10. */
+  banThreshold?: number;
+  /** Length of a ban in seconds, at most 7 days. Default 900. */
+  banSeconds?: number;
+  /** Requests per minute from one client address without a valid key. Default 60. */
+  perAddressPerMinute?: number;
+}
+
+/**
+ * Where the counters live: this process's memory, or a table every instance on the database shares.
+ * @example const store: QuotaStore = { store: 'postgres', pool, clock: systemClock }
+ */
+export type QuotaStore =
+  | { store: 'memory'; clock?: Clock }
+  | {
+      store: 'postgres';
+      /** A `pg` Pool on a database migrated with `migrateToLatest`; it stays the caller's to end. */
+      pool: PostgresPoolLike;
+      clock?: Clock;
+      /** Seconds between deletions of expired rows, at most a day. Default 300. */
+      clearExpiredEverySeconds?: number;
+    };
+
+/**
+ * A quota with the upkeep of its store.
+ * @example const quota: ClosableQuota = createQuota({ store: 'memory' }); await quota.close()
+ */
+export interface ClosableQuota extends Quota {
+  /** Deletes expired counters now and answers how many (memory entries drop on their own: 0). */
+  clearExpired(): Promise<number>;
+  /** Stops the cleanup timer; the pool is left open. */
+  close(): Promise<void>;
+}
+
+// Entries outlive their window (and a ban its end) by a margin, so the store's own expiry, which runs on its clock,
+// never cuts a window short; which window a count belongs to is in the key, from the injected clock.
+const MINUTE_ENTRY_SECONDS = 300;
+const DAY_ENTRY_SECONDS = 2 * 86_400;
+const BAN_MARGIN_SECONDS = 3_600;
+// The memory store expires entries with setTimeout, which cannot wait longer than 24.8 days.
+const MAX_BAN_SECONDS = 7 * 86_400;
+
+function wholeNumber(name: string, value: number, max = Number.MAX_SAFE_INTEGER) {
+  if (!Number.isSafeInteger(value) || value < 1 || value > max) {
+    throw new RangeError(`${name} must be a whole number from 1 to ${max}, not ${value}.`);
+  }
+  return value;
+}
+
+function addressKey(address: string) {
+  return address.length <= 64 ? address : `#${createHash('sha256').update(address).digest('hex')}`;
+}
+
+function refused(
+  code: 'rate_limited' | 'api_key_banned',
+  message: string,
+  windows: RateLimitWindow[],
+  retryAfter: number,
+) {
+  return new PetStoreError(code, message, { meta: { rateLimit: windows, retryAfter } });
+}
+
+/**
+ * The plan quotas of DECISIONS "Gaps in limits": a fixed minute and a UTC day per key, bans, a per-address minute.
+ * @example const quota = createQuota({ store: 'postgres', pool, clock }, { banSeconds: 900 })
+ */
+export function createQuota(config: QuotaStore, options: QuotaOptions = {}): ClosableQuota {
+  const clock = config.clock ?? systemClock;
+  const banThreshold = wholeNumber('banThreshold', options.banThreshold ?? 10);
+  const banSeconds = wholeNumber('banSeconds', options.banSeconds ?? 900, MAX_BAN_SECONDS);
+  const perAddressPerMinute = wholeNumber('perAddressPerMinute', options.perAddressPerMinute ?? 60);
+  const counters: Counters =
+    config.store === 'postgres'
+      ? createPostgresCounters(
+          config.pool,
+          wholeNumber('clearExpiredEverySeconds', config.clearExpiredEverySeconds ?? 300, 86_400) * 1000,
+        )
+      : createMemoryCounters();
+
+  async function consumeKey(key: ApiKeyRecord): Promise<RateLimitWindow[]> {
+    const now = clock.now();
+    const { perMinute, perDay } = key.limits;
+    const minuteKey = `m:${key.id}:${windowIndex(now, MINUTE_MS)}`;
+    const dayKey = `d:${key.id}:${windowIndex(now, DAY_MS)}`;
+    const banKey = `b:${key.id}`;
+
+    const [ban, minuteCount] = await Promise.all([
+      counters.read(banKey),
+      counters.increment(minuteKey, MINUTE_ENTRY_SECONDS),
+    ]);
+    const minuteFits = minuteCount <= perMinute;
+    const dayCount = minuteFits
+      ? await counters.increment(dayKey, DAY_ENTRY_SECONDS)
+      : (await counters.read(dayKey)) ?? 0;
+    const minute = windowState('minute', perMinute, minuteCount, MINUTE_MS, now);
+    const day = windowState('day', perDay, dayCount, DAY_MS, now);
+    const windows = bindingFirst(minute, day);
+
+    let bannedUntil = ban === undefined ? -Infinity : banEnd(ban);
+    if (bannedUntil <= now && minuteCount > perMinute + banThreshold) {
+      const value = banValue(now, banSeconds);
+      await counters.write(banKey, value, banSeconds + BAN_MARGIN_SECONDS);
+      bannedUntil = banEnd(value);
+    }
+    if (bannedUntil > now) {
+      const until = new Date(bannedUntil).toISOString();
+      throw refused(
+        'api_key_banned',
+        `The API key is banned until ${until} after repeated requests over its limit.`,
+        windows,
+        retryAfterSeconds(bannedUntil - now),
+      );
+    }
+    if (!minuteFits) {
+      throw refused('rate_limited', `Rate limit exceeded: ${perMinute} requests per minute.`, windows, minute.resetIn);
+    }
+    if (dayCount > perDay) {
+      throw refused('rate_limited', `Rate limit exceeded: ${perDay} requests per day (UTC).`, windows, day.resetIn);
+    }
+    return windows;
+  }
+
+  async function consumeAddress(address: string): Promise<RateLimitWindow[]> {
+    const now = clock.now();
+    const count = await counters.increment(
+      `a:${addressKey(address)}:${windowIndex(now, MINUTE_MS)}`,
+      MINUTE_ENTRY_SECONDS,
+    );
+    const window = windowState('address', perAddressPerMinute, count, MINUTE_MS, now);
+    if (count > perAddressPerMinute) {
+      throw refused(
+        'rate_limited',
+        `Too many requests without a valid API key: ${perAddressPerMinute} per minute from one address.`,
+        [window],
+        window.resetIn,
+      );
+    }
+    return [window];
+  }
+
+  return Object.freeze({ consumeKey, consumeAddress, clearExpired: counters.clearExpired, close: counters.close });
+}

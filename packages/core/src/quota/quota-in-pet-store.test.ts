@@ -1,0 +1,107 @@
+import { testDatabases } from '@petstore/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPetStore,
+  createQuota,
+  PetStoreError,
+  responseHeaders,
+  type ClosableQuota,
+  type Clock,
+  type PetStore,
+} from '../index.js';
+
+describe.each(testDatabases)('quotas in the pet store on $name', (database) => {
+  let close: () => Promise<void>;
+  let quota: ClosableQuota;
+  let store: PetStore;
+  const clock: Clock & { at: number } = { at: Date.parse('2026-11-21T12:00:15.200Z'), now: () => clock.at };
+  const nextMinute = () => (clock.at = (Math.floor(clock.at / 60_000) + 1) * 60_000 + 15_200);
+
+  beforeAll(async () => {
+    const opened = await database.open();
+    quota = opened.pool
+      ? createQuota({ store: 'postgres', pool: opened.pool, clock })
+      : createQuota({ store: 'memory', clock });
+    store = createPetStore({ db: opened.db, clock, quota });
+    close = async () => {
+      await quota.close();
+      await opened.close();
+    };
+  });
+  afterAll(() => close());
+
+  async function refusal(promise: Promise<unknown>): Promise<PetStoreError> {
+    const error = await promise.then(
+      () => expect.unreachable('expected a PetStoreError'),
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(PetStoreError);
+    return error as PetStoreError;
+  }
+
+  it('attaches the minute and day windows of the key to an admitted request and its outcome', async () => {
+    nextMinute();
+    const { key } = await store.apiKeys.create({ plan: 'free' });
+    const admission = await store.admit('listPets', { apiKey: key });
+    expect(admission.meta.rateLimit).toMatchObject([
+      { name: 'minute', limit: 60, remaining: 59, resetIn: 45 },
+      { name: 'day', limit: 1000, remaining: 999 },
+    ]);
+    const outcome = await store.listPets({}, { apiKey: key });
+    expect(outcome.meta.rateLimit?.[0]).toMatchObject({ name: 'minute', remaining: 58 });
+  });
+
+  it('answers the 61st request of a minute with 429, its windows and Retry-After, as headers', async () => {
+    nextMinute();
+    const { key } = await store.apiKeys.create({ plan: 'free' });
+    for (let i = 0; i < 60; i++) await store.listPets({ limit: 1 }, { apiKey: key });
+    const error = await refusal(store.listPets({ limit: 1 }, { apiKey: key }));
+    expect(error.toBody()).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(error.meta.retryAfter).toBe(45);
+    const resetAt = Math.floor(clock.at / 60_000 + 1) * 60;
+    expect(responseHeaders(error.meta)).toEqual({
+      'x-ratelimit-limit': '60',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(resetAt),
+      'retry-after': '45',
+      'ratelimit-policy': '"minute";q=60;w=60, "day";q=1000;w=86400',
+      ratelimit: `"minute";r=0;t=45, "day";r=940;t=${error.meta.rateLimit![1]!.resetIn}`,
+    });
+  });
+
+  it('counts every request with a valid key, whatever its outcome', async () => {
+    nextMinute();
+    const { key } = await store.apiKeys.create({ plan: 'free' });
+    expect((await refusal(store.getPet({ petId: 999_999 }, { apiKey: key }))).meta.rateLimit?.[0]?.remaining).toBe(59);
+    expect(
+      (await refusal(store.createPet({ name: '' } as never, { apiKey: key }))).meta.rateLimit?.[0]?.remaining,
+    ).toBe(58);
+    expect((await store.meter({ apiKey: key })).rateLimit?.[0]?.remaining).toBe(57);
+  });
+
+  it('answers api_key_banned with Retry-After after 10 more requests past a refusal', async () => {
+    nextMinute();
+    const { key } = await store.apiKeys.create({ plan: 'free' });
+    for (let i = 0; i < 70; i++) await store.admit('listPets', { apiKey: key }).catch(() => {});
+    const error = await refusal(store.listPets({}, { apiKey: key }));
+    expect(error.toBody()).toMatchObject({ code: 'api_key_banned', status: 429 });
+    expect(responseHeaders(error.meta)).toMatchObject({ 'retry-after': '900', 'x-ratelimit-remaining': '0' });
+  });
+
+  it('limits requests without a valid key per client address, carrying the address window', async () => {
+    nextMinute();
+    const missing = await refusal(store.listPets({}, { clientAddress: '198.51.100.7' }));
+    expect(missing.code).toBe('missing_api_key');
+    expect(responseHeaders(missing.meta)).toMatchObject({
+      'x-ratelimit-limit': '60',
+      'x-ratelimit-remaining': '59',
+      'ratelimit-policy': '"address";q=60;w=60',
+    });
+    for (let i = 0; i < 59; i++)
+      await store.listPets({}, { apiKey: 'x'.repeat(20), clientAddress: '198.51.100.7' }).catch(() => {});
+    const limited = await refusal(store.listPets({}, { clientAddress: '198.51.100.7' }));
+    expect(limited.code).toBe('rate_limited');
+    expect(responseHeaders(limited.meta)).toMatchObject({ 'retry-after': '45', 'x-ratelimit-remaining': '0' });
+    expect((await refusal(store.listPets({}, { clientAddress: '198.51.100.8' }))).code).toBe('missing_api_key');
+  });
+});

@@ -1,0 +1,79 @@
+import {
+  createPetStore,
+  createQuota,
+  migrateToLatest,
+  systemClock,
+  type Clock,
+  type Limits,
+  type PetStore,
+  type PlanName,
+  type QuotaOptions,
+} from '@petstore/core';
+import { openDatabase, type DatabaseOptions, type OpenDatabase } from './open-database.js';
+
+/** A key made to exist at start-up (`PETSTORE_API_KEYS`), stored hashed. */
+export interface ConfiguredApiKey {
+  key: string;
+  plan: PlanName;
+  /** Enterprise limits. */
+  limits?: Limits;
+}
+
+/** Everything {@link openPetStore} needs; all optional. */
+export interface OpenPetStoreOptions extends DatabaseOptions {
+  clock?: Clock;
+  /** Keys made to exist at start-up. */
+  apiKeys?: readonly ConfiguredApiKey[];
+  /**
+   * Where quota counters live: `memory` (one process; the default on the embedded database), `postgres` (shared
+   * by every instance on one database; the default with `databaseUrl`), or `none` to count nothing.
+   */
+  rateLimitStore?: 'memory' | 'postgres' | 'none';
+  /** Ban threshold and duration, per-address limit. */
+  quota?: QuotaOptions;
+}
+
+/** An open pet store with its database. */
+export interface OpenPetStore {
+  store: PetStore;
+  database: OpenDatabase;
+  /** Closes the quota store and the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database, brings its schema up to date, seeds the configured keys and builds the pet store.
+ * @example const { store, close } = await openPetStore({ dataDir: 'memory://' })
+ */
+export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<OpenPetStore> {
+  const database = await openDatabase(options);
+  try {
+    await migrateToLatest(database.db);
+    const clock = options.clock ?? systemClock;
+    const storeKind = options.rateLimitStore ?? (database.pool ? 'postgres' : 'memory');
+    if (storeKind === 'postgres' && !database.pool) {
+      throw new Error('The postgres rate-limit store needs PostgreSQL (DATABASE_URL); the embedded database uses "memory".');
+    }
+    const quota =
+      storeKind === 'none'
+        ? undefined
+        : storeKind === 'postgres'
+          ? createQuota({ clock, store: 'postgres', pool: database.pool! }, options.quota)
+          : createQuota({ clock, store: 'memory' }, options.quota);
+    const store = createPetStore({ db: database.db, clock, ...(quota ? { quota } : {}) });
+    for (const { key, plan, limits } of options.apiKeys ?? []) {
+      await store.apiKeys.ensure(key, { plan, ...(limits ? { limits } : {}) });
+    }
+    return {
+      store,
+      database,
+      async close() {
+        await quota?.close?.();
+        await database.close();
+      },
+    };
+  } catch (error) {
+    await database.close().catch(() => {});
+    throw error;
+  }
+}
