@@ -3,7 +3,7 @@ export * from './errors/index.js';
 export { isDatabaseUnavailable } from './errors/unavailable.js';
 export * from './domain/pet-schemas.js';
 export { encodeCursor, decodeCursor } from './domain/cursor.js';
-export { validate } from './domain/validate.js';
+export { validate, invalidRequest, type ValidationIssue } from './domain/validate.js';
 export { operations, type OperationDefinition, type OperationId, type Deprecation, type Stability } from './operations/operations.js';
 export { responseHeaders, type ResponseMeta, type RateLimitWindow } from './service/response-meta.js';
 export { unlimitedQuota, type Quota } from './service/quota.js';
@@ -21,6 +21,14 @@ export {
 export { generateApiKey, hashApiKey, isWellFormedApiKey, bearerToken } from './auth/api-key-format.js';
 export { createApiKeyStore, type ApiKeyStore, type ApiKeyRecord } from './auth/api-key-store.js';
 export { plans, PLAN_NAMES, type PlanName, type Limits } from './auth/plans.js';
+export { IdempotencyKey } from './idempotency/idempotency-key.js';
+export {
+  createIdempotencyStore,
+  IDEMPOTENCY_WINDOW_MS,
+  type IdempotencyStore,
+  type IdempotentRequest,
+  type IdempotentResult,
+} from './idempotency/idempotency-store.js';
 export type { Database } from './storage/database.js';
 export { migrateToLatest } from './storage/migrations.js';
 export { createPGliteDialect, type PGliteLike } from './storage/pglite-dialect.js';

@@ -1,5 +1,5 @@
 const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH']);
-const UNAVAILABLE_MESSAGE = /connection terminated|timeout exceeded when trying to connect|pglite is closed|client has encountered a connection error|cannot use a pool after calling end/i;
+const UNAVAILABLE_MESSAGE = /connection terminated|driver has already been destroyed|timeout exceeded when trying to connect|pglite is closed|client has encountered a connection error|cannot use a pool after calling end/i;
 
 /**
  * Whether an error means the database cannot be reached (answered as 503 `unavailable`), as opposed to a fault.

@@ -4,9 +4,10 @@ import { createAuthenticator } from '../auth/authenticator.js';
 import { systemClock, type Clock } from '../clock.js';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import type { GetPetInput, ListPetsInput, NewPet, Pet } from '../domain/pet-schemas.js';
-import { validate } from '../domain/validate.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import { isDatabaseUnavailable } from '../errors/unavailable.js';
+import { validateWithIdempotencyKey } from '../idempotency/idempotency-key.js';
+import { createIdempotencyStore } from '../idempotency/idempotency-store.js';
 import { operations, type OperationId } from '../operations/operations.js';
 import type { Database } from '../storage/database.js';
 import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
@@ -23,6 +24,13 @@ export interface CallContext {
   admission?: Admission | undefined;
   /** `http`: query and path values are strings (REST); `typed` (default): values have their JSON types. */
   encoding?: 'typed' | 'http';
+  /**
+   * The `Idempotency-Key` header, as sent (1 to 255 visible ASCII characters, else 400). On a POST (`createPet`) a
+   * repeat with the same key and the same validated input within 24 hours answers the first response with
+   * `meta.replayed`; another input, or a repeat while the first runs, is 409 `idempotency_key_reused`.
+   * Ignored by reads.
+   */
+  idempotencyKey?: string | undefined;
 }
 
 /** A request that passed authentication, the quota and the operation's availability. */
@@ -91,9 +99,14 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   const pets: PetRepository = createPetRepository(db);
   const apiKeys = createApiKeyStore(db);
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
+  const idempotency = createIdempotencyStore({ db, clock });
 
   const handlers = {
-    async listPets(input: { limit: number; status?: Pet['status'] | undefined; cursor?: string | undefined }, meta: ResponseMeta) {
+    async listPets(
+      input: { limit: number; status?: Pet['status'] | undefined; cursor?: string | undefined },
+      meta: ResponseMeta,
+      pets: PetRepository,
+    ) {
       const afterId = input.cursor === undefined ? 0 : decodeCursor(input.cursor);
       const rows = await pets.list({ status: input.status, afterId, limit: input.limit + 1 });
       if (rows.length > input.limit) {
@@ -102,15 +115,15 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       }
       return rows;
     },
-    async createPet(input: Omit<Pet, 'id'>) {
+    async createPet(input: Omit<Pet, 'id'>, _meta: ResponseMeta, pets: PetRepository) {
       return pets.insert(input);
     },
-    async getPet(input: { petId: number }) {
+    async getPet(input: { petId: number }, _meta: ResponseMeta, pets: PetRepository) {
       const pet = await pets.findById(input.petId);
       if (!pet) throw new PetStoreError('not_found', `No animal with id ${input.petId}.`);
       return pet;
     },
-  } satisfies Record<OperationId, (input: never, meta: ResponseMeta) => Promise<unknown>>;
+  } satisfies Record<OperationId, (input: never, meta: ResponseMeta, pets: PetRepository) => Promise<unknown>>;
 
   /** Verifies the key and counts the request: against the key when valid, else against the client address. */
   async function count(context: CallContext, meta: ResponseMeta) {
@@ -154,9 +167,17 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     const meta: ResponseMeta = { ...admission.meta };
     try {
       const op = operations[operationId];
-      const parsed = validate(context.encoding === 'http' ? op.httpInput : op.input, input);
-      const data = await handlers[operationId](parsed as never, meta);
-      return { data, status: op.successStatus, meta };
+      const idempotencyKey = op.method === 'POST' ? context.idempotencyKey : undefined;
+      const schema = context.encoding === 'http' ? op.httpInput : op.input;
+      const parsed = validateWithIdempotencyKey(schema, input, idempotencyKey);
+      const handle = (repository: PetRepository) => handlers[operationId](parsed as never, meta, repository);
+      if (idempotencyKey === undefined) return { data: await handle(pets), status: op.successStatus, meta };
+      const result = await idempotency.run(
+        { apiKeyId: admission.key.id, key: idempotencyKey, operationId, input: parsed, status: op.successStatus },
+        (trx) => handle(createPetRepository(trx)),
+      );
+      if (result.replayed) meta.replayed = true;
+      return { data: result.data, status: result.status, meta };
     } catch (error) {
       throw withMeta(error, meta);
     }

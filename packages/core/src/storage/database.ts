@@ -26,6 +26,22 @@ export interface ApiKeysTable {
   revoked_at: Date | null;
 }
 
+export interface IdempotencyKeysTable {
+  api_key_id: Int8;
+  /** The `Idempotency-Key` as sent. */
+  key: string;
+  /** Hex SHA-256 of the operation and its validated input, keys sorted. */
+  request_hash: string;
+  /** Who holds the row; only that request completes or releases it. */
+  claim: string;
+  /** From the injected clock; the row answers for 24 hours from then. */
+  created_at: Date;
+  /** Null while the first request is in progress. */
+  response_status: number | null;
+  /** The first response's body; written as JSON text, read back parsed. */
+  response_body: ColumnType<unknown, string | null, string | null>;
+}
+
 /**
  * The tables of the service, as kysely sees them.
  * @example const db = new Kysely<Database>({ dialect })
@@ -33,4 +49,5 @@ export interface ApiKeysTable {
 export interface Database {
   pets: PetsTable;
   api_keys: ApiKeysTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
