@@ -1,0 +1,14 @@
+import { petsRouter } from './pets-router.js';
+import { router } from './trpc.js';
+
+/**
+ * The whole tRPC API: `pets.list`, `pets.create`, `pets.get`.
+ * @example createTRPCClient<AppRouter>({ links: [httpLink({ url: 'http://localhost:3000/trpc' })] })
+ */
+export const appRouter = router({ pets: petsRouter });
+
+/**
+ * The router's type, for typed clients.
+ * @example const pets: inferRouterOutputs<AppRouter>['pets']['list'] = await client.pets.list.query({})
+ */
+export type AppRouter = typeof appRouter;

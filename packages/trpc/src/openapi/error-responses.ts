@@ -1,0 +1,75 @@
+import type { Schema } from './openapi-types.js';
+import { errorCodes, PetStoreError, type ErrorCode, type OperationDefinition } from '@petstore/core';
+
+/**
+ * The SPEC Error body as JSON Schema: `code`, `message`, `status`, and `details` for validation failures.
+ * @example doc.components.schemas.Error = errorSchema
+ */
+export const errorSchema: Schema = {
+  type: 'object',
+  description: 'The body of every error response.',
+  properties: {
+    code: { type: 'string', enum: Object.keys(errorCodes), description: 'Machine-readable error code.' },
+    message: { type: 'string', description: 'Human-readable description.' },
+    status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status code.' },
+    details: {
+      type: 'array',
+      description: 'Every failing field, for validation failures.',
+      items: {
+        type: 'object',
+        properties: {
+          path: { type: 'string', description: 'Where the value sits, dot-separated; empty for the value as a whole.' },
+          message: { type: 'string' },
+        },
+        required: ['path', 'message'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['code', 'message', 'status'],
+  additionalProperties: false,
+};
+
+/**
+ * The error codes an operation can answer with, from what its definition says about its input and lifecycle.
+ * @example errorCodesOf(operations.getPet).includes('gone') // true
+ */
+export function errorCodesOf(op: OperationDefinition): ErrorCode[] {
+  const codes: ErrorCode[] = ['invalid_request', 'missing_api_key', 'invalid_api_key'];
+  if (op.inputFrom === 'body') codes.push('malformed_json', 'payload_too_large', 'unsupported_media_type');
+  if (op.method === 'POST') codes.push('idempotency_key_reused');
+  if (op.inputFrom === 'path') codes.push('not_found');
+  if (op.deprecation) codes.push('gone');
+  codes.push('rate_limited', 'api_key_banned', 'unavailable', 'internal_error');
+  return codes;
+}
+
+/**
+ * The codes grouped by HTTP status, in ascending status order.
+ * @example byStatus(['missing_api_key', 'invalid_request']) // Map { 400 => ['invalid_request'], 401 => […] }
+ */
+export function byStatus(codes: readonly ErrorCode[]): Map<number, ErrorCode[]> {
+  const groups = new Map<number, ErrorCode[]>();
+  for (const code of [...codes].sort((a, b) => errorCodes[a].status - errorCodes[b].status)) {
+    const status = errorCodes[code].status;
+    groups.set(status, [...(groups.get(status) ?? []), code]);
+  }
+  return groups;
+}
+
+/**
+ * The content of an error response: the Error schema with one example per code.
+ * @example errorContent(['gone'])['application/json'].examples.gone.value.status // 410
+ */
+export function errorContent(codes: readonly ErrorCode[]) {
+  const examples = Object.fromEntries(codes.map((code) => [code, { value: new PetStoreError(code).toBody() }]));
+  return { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples } };
+}
+
+/**
+ * A response description naming its codes.
+ * @example errorDescription(['gone']) // '`gone`: This operation has been removed.'
+ */
+export function errorDescription(codes: readonly ErrorCode[]): string {
+  return codes.map((code) => `\`${code}\`: ${errorCodes[code].message}`).join(' ');
+}

@@ -1,0 +1,28 @@
+import { operations } from '@petstore/core';
+import { describe, expect, it } from 'vitest';
+import { petsRouter } from './pets-router.js';
+
+describe('the pets router', () => {
+  it('has one procedure per operation, named and described by its definition', () => {
+    const procedures = petsRouter._def.procedures as Record<
+      string,
+      { _def: { type: string; meta?: { openapi?: object } } }
+    >;
+    expect(Object.keys(procedures).sort()).toEqual(
+      Object.values(operations)
+        .map((op) => op.procedure)
+        .sort()
+    );
+    for (const op of Object.values(operations)) {
+      const procedure = procedures[op.procedure]!;
+      expect(procedure._def.type).toBe(op.method === 'GET' ? 'query' : 'mutation');
+      expect(procedure._def.meta?.openapi).toMatchObject({
+        method: op.method,
+        path: op.path,
+        operationId: op.operationId,
+        deprecated: op.deprecation !== undefined,
+        protect: true,
+      });
+    }
+  });
+});
