@@ -1,1 +1,1 @@
-export {};
+export { createRestHandler, type NodeHandler, type RestHandlerOptions } from './rest-handler.js';
