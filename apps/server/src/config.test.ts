@@ -20,9 +20,12 @@ describe('the configuration', () => {
       databaseUrl: undefined,
       dataDir: './.petstore-data',
       rateLimitStore: 'memory',
-      publicUrl: 'http://127.0.0.1:3000/v1',
-      stagingUrl: 'http://127.0.0.1:3000/v1',
+      publicUrl: undefined,
+      stagingUrl: undefined,
+      localUrl: 'http://127.0.0.1:3000/v1',
       trustProxy: false,
+      redirects: [],
+      metrics: true,
       apiKeys: [],
     });
   });
@@ -63,6 +66,15 @@ describe('the configuration', () => {
 
   it('refuses the postgres limiter without PostgreSQL', () => {
     expect(problemsOf({ PETSTORE_RATE_LIMIT_STORE: 'postgres' })).toContain('postgres needs DATABASE_URL');
+  });
+
+  it('parses host redirects with 301 by default and 308 on request', () => {
+    const config = loadConfig({ PETSTORE_REDIRECTS: 'Old.Example.com=api.example.com, pets.example.org=api.example.com:8443@308' });
+    expect(config.redirects).toEqual([
+      { from: 'old.example.com', to: 'api.example.com', status: 301 },
+      { from: 'pets.example.org', to: 'api.example.com:8443', status: 308 },
+    ]);
+    expect(problemsOf({ PETSTORE_REDIRECTS: 'old.example.com=>new.example.com' })).toContain('PETSTORE_REDIRECTS: entry 1');
   });
 
   it('takes base addresses that end in /v1 and drops a trailing slash', () => {

@@ -1,5 +1,5 @@
 import { PLAN_NAMES, isWellFormedApiKey, type PlanName } from '@petstore/core';
-import type { ConfiguredApiKey } from '@petstore/embed';
+import type { ConfiguredApiKey, HostRedirect } from '@petstore/embed';
 import { z } from 'zod';
 
 const integer = (min: number, max: number) =>
@@ -45,6 +45,20 @@ function parseApiKeys(text: string, ctx: z.RefinementCtx): ConfiguredApiKey[] {
   return keys;
 }
 
+function parseRedirects(text: string, ctx: z.RefinementCtx): HostRedirect[] {
+  const redirects: HostRedirect[] = [];
+  for (const [index, entry] of text.split(',').entries()) {
+    if (!entry.trim()) continue;
+    const match = /^([a-z0-9.-]+)=([a-z0-9.-]+(?::[0-9]{1,5})?)(?:@(301|308))?$/i.exec(entry.trim());
+    if (!match) {
+      ctx.addIssue({ code: 'custom', message: `entry ${index + 1}: write SOURCE_HOST=TARGET_HOST[@301|@308], e.g. old.example.com=api.example.com@308` });
+    } else {
+      redirects.push({ from: match[1]!.toLowerCase(), to: match[2]!.toLowerCase(), status: match[3] === '308' ? 308 : 301 });
+    }
+  }
+  return redirects;
+}
+
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
 
 /** The environment the service reads, validated in one place. */
@@ -67,6 +81,8 @@ const Environment = z.object({
   PETSTORE_PUBLIC_URL: z.preprocess(unsetIfEmpty, baseUrl.optional()),
   PETSTORE_STAGING_URL: z.preprocess(unsetIfEmpty, baseUrl.optional()),
   PETSTORE_TRUST_PROXY: z.preprocess(unsetIfEmpty, flag.default(false)),
+  PETSTORE_REDIRECTS: z.preprocess(unsetIfEmpty, z.string().transform(parseRedirects).default([])),
+  PETSTORE_METRICS: z.preprocess(unsetIfEmpty, flag.default(true)),
   PETSTORE_LOG_LEVEL: z.preprocess(
     unsetIfEmpty,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -92,9 +108,13 @@ function toConfig(env: z.output<typeof Environment>) {
     dataDirIsFolder: env.PETSTORE_DATA_DIR !== 'memory://' && !env.DATABASE_URL,
     apiKeys: env.PETSTORE_API_KEYS,
     rateLimitStore: env.PETSTORE_RATE_LIMIT_STORE ?? (env.DATABASE_URL ? 'postgres' : 'memory'),
-    publicUrl: env.PETSTORE_PUBLIC_URL ?? localUrl,
-    stagingUrl: env.PETSTORE_STAGING_URL ?? localUrl,
+    /** Configured production base address; unset: each request's own address (`http://HOST:PORT/v1` locally). */
+    publicUrl: env.PETSTORE_PUBLIC_URL,
+    stagingUrl: env.PETSTORE_STAGING_URL,
+    localUrl,
     trustProxy: env.PETSTORE_TRUST_PROXY,
+    redirects: env.PETSTORE_REDIRECTS,
+    metrics: env.PETSTORE_METRICS,
     logLevel: env.PETSTORE_LOG_LEVEL,
     quota: {
       banThreshold: env.PETSTORE_BAN_THRESHOLD,

@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import { pino, type Logger } from 'pino';
 
 /**
  * The service's logger: JSON lines, one per event; readable when stdout is a terminal.

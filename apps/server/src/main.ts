@@ -15,7 +15,7 @@ try {
 const logger = createLogger(config.logLevel);
 
 try {
-  const running = await startServer(config, { createDevelopmentKey: true });
+  const running = await startServer(config, { createDevelopmentKey: true, logger });
   const database = config.databaseUrl ? 'PostgreSQL' : `the embedded database (${config.dataDir})`;
   logger.info({ url: running.url, database, rateLimitStore: config.rateLimitStore }, 'Pet Store listening');
   if (running.developmentKey) {

@@ -2,8 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '@petstore/core';
 import { createHttpHandler, openPetStore, type OpenPetStore } from '@petstore/embed';
+import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
+import { createObservability } from './observability.js';
 
 /** A running service. */
 export interface RunningServer {
@@ -23,8 +25,9 @@ export interface RunningServer {
  */
 export async function startServer(
   config: Config,
-  options: { clock?: Clock; createDevelopmentKey?: boolean } = {},
+  options: { clock?: Clock; createDevelopmentKey?: boolean; logger?: Logger } = {},
 ): Promise<RunningServer> {
+  const observability = createObservability({ logger: options.logger ?? pino({ level: 'silent' }), metrics: config.metrics });
   const releaseLock = config.dataDirIsFolder ? await acquireDataDirLock(config.dataDir) : async () => {};
   let service: OpenPetStore;
   try {
@@ -34,6 +37,7 @@ export async function startServer(
       apiKeys: config.apiKeys,
       rateLimitStore: config.rateLimitStore,
       quota: config.quota,
+      onRequestCounted: observability.onRequestCounted,
       ...(options.clock ? { clock: options.clock } : {}),
     });
   } catch (error) {
@@ -44,12 +48,15 @@ export async function startServer(
   if (options.createDevelopmentKey && (await service.store.apiKeys.countActive()) === 0) {
     developmentKey = (await service.store.apiKeys.create({ plan: 'free', label: 'development' })).key;
   }
+  if (service.database.pool) observability.watchPool(service.database.pool);
   const handler = createHttpHandler(service.store, {
     publicUrl: config.publicUrl,
     stagingUrl: config.stagingUrl,
     trustProxy: config.trustProxy,
+    redirects: config.redirects,
+    onError: observability.onError,
   });
-  const server = createServer({ keepAliveTimeout: 5_000 }, handler);
+  const server = createServer({ keepAliveTimeout: 5_000 }, observability.wrap(handler));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

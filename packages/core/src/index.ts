@@ -17,6 +17,7 @@ export {
   type CallContext,
   type Admission,
   type Outcome,
+  type CountedRequest,
 } from './service/pet-store.js';
 export { generateApiKey, hashApiKey, isWellFormedApiKey, bearerToken } from './auth/api-key-format.js';
 export { createApiKeyStore, type ApiKeyStore, type ApiKeyRecord } from './auth/api-key-store.js';

@@ -6,6 +6,7 @@ import {
   type Clock,
   type Limits,
   type PetStore,
+  type PetStoreOptions,
   type PlanName,
   type QuotaOptions,
 } from '@petstore/core';
@@ -31,6 +32,8 @@ export interface OpenPetStoreOptions extends DatabaseOptions {
   rateLimitStore?: 'memory' | 'postgres' | 'none';
   /** Ban threshold and duration, per-address limit. */
   quota?: QuotaOptions;
+  /** Told of every counted request (for logs and metrics). */
+  onRequestCounted?: PetStoreOptions['onRequestCounted'];
 }
 
 /** An open pet store with its database. */
@@ -60,7 +63,12 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
         : storeKind === 'postgres'
           ? createQuota({ clock, store: 'postgres', pool: database.pool! }, options.quota)
           : createQuota({ clock, store: 'memory' }, options.quota);
-    const store = createPetStore({ db: database.db, clock, ...(quota ? { quota } : {}) });
+    const store = createPetStore({
+      db: database.db,
+      clock,
+      ...(quota ? { quota } : {}),
+      ...(options.onRequestCounted ? { onRequestCounted: options.onRequestCounted } : {}),
+    });
     for (const { key, plan, limits } of options.apiKeys ?? []) {
       await store.apiKeys.ensure(key, { plan, ...(limits ? { limits } : {}) });
     }

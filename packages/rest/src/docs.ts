@@ -73,10 +73,10 @@ export function docsRoutes(document: OpenApiDocumentCache): RouteDefinition<Endp
   let distDir: string | undefined;
   const swaggerUiDist = () =>
     (distDir ??= dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json')));
-  const page: Endpoint = (_req, res) =>
+  const page: Endpoint = (req, res) =>
     sendResource(res, 'text/html; charset=utf-8', PAGE, {
       'cache-control': 'no-cache',
-      'content-security-policy': contentSecurityPolicy(document.serverOrigins()),
+      'content-security-policy': contentSecurityPolicy(document.serverOrigins(req)),
       'referrer-policy': 'no-referrer',
     });
   const redirect: Endpoint = (_req, res) => {

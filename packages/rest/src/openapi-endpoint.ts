@@ -1,13 +1,17 @@
+import type { IncomingMessage } from 'node:http';
 import type { Endpoint } from './endpoint.js';
 import { JSON_CONTENT_TYPE, sendResource } from './send.js';
 
-/** The OpenAPI document, built and serialised on first use. */
+/** The OpenAPI document for a request, built and serialised on first use for each base address. */
 export interface OpenApiDocumentCache {
   /** The serialised document. */
-  json(): Buffer;
+  json(req: IncomingMessage): Buffer;
   /** Origins of the document's absolute `servers`, which the docs page may call. */
-  serverOrigins(): readonly string[];
+  serverOrigins(req: IncomingMessage): readonly string[];
 }
+
+/** How many base addresses (domains a deployment answers on) keep a built document. */
+const MAX_CACHED = 32;
 
 function originsOf(document: object): string[] {
   const servers = (document as { servers?: unknown }).servers;
@@ -26,17 +30,27 @@ function originsOf(document: object): string[] {
 }
 
 /**
- * Builds the document once, on first use; a failure is not cached, so the next request tries again.
- * @example const cache = cacheOpenApiDocument(() => createOpenApiDocument()); cache.json().length
+ * Builds the document once per base address (a request's own address, so `servers` can follow the domain it was
+ * asked on), on first use; a failure is not cached, so the next request tries again.
+ * @example const cache = cacheOpenApiDocument((baseUrl) => createOpenApiDocument(baseUrl), baseUrlOf); cache.json(req)
  */
-export function cacheOpenApiDocument(build: () => object): OpenApiDocumentCache {
-  let cached: { json: Buffer; origins: readonly string[] } | undefined;
-  const load = () => {
-    if (cached) return cached;
-    const document = build();
-    return (cached = { json: Buffer.from(JSON.stringify(document)), origins: Object.freeze(originsOf(document)) });
+export function cacheOpenApiDocument(
+  build: (baseUrl: string) => object,
+  baseUrlOf: (req: IncomingMessage) => string,
+): OpenApiDocumentCache {
+  const cached = new Map<string, { json: Buffer; origins: readonly string[] }>();
+  const load = (req: IncomingMessage) => {
+    const baseUrl = baseUrlOf(req);
+    let entry = cached.get(baseUrl);
+    if (!entry) {
+      const document = build(baseUrl);
+      entry = { json: Buffer.from(JSON.stringify(document)), origins: Object.freeze(originsOf(document)) };
+      if (cached.size >= MAX_CACHED) cached.delete(cached.keys().next().value!);
+      cached.set(baseUrl, entry);
+    }
+    return entry;
   };
-  return { json: () => load().json, serverOrigins: () => load().origins };
+  return { json: (req) => load(req).json, serverOrigins: (req) => load(req).origins };
 }
 
 /**
@@ -44,5 +58,5 @@ export function cacheOpenApiDocument(build: () => object): OpenApiDocumentCache 
  * @example routes.push({ method: 'GET', path: '/openapi.json', endpoint: createOpenApiEndpoint(cache) })
  */
 export function createOpenApiEndpoint(document: OpenApiDocumentCache): Endpoint {
-  return (_req, res) => sendResource(res, JSON_CONTENT_TYPE, document.json(), { 'cache-control': 'no-cache' });
+  return (req, res) => sendResource(res, JSON_CONTENT_TYPE, document.json(req), { 'cache-control': 'no-cache' });
 }

@@ -3,6 +3,7 @@ import {
   bearerToken,
   operations,
   PetStoreError,
+  toPetStoreError,
   type OperationDefinition,
   type OperationId,
   type PetStore,
@@ -22,12 +23,17 @@ export interface RestHandlerOptions {
   store: PetStore;
   /** Where the API lives; default '/v1'. */
   basePath?: string;
-  /** The OpenAPI document served at `${basePath}/openapi.json` (no key needed). Called once, lazily; result serialised once. */
-  openApiDocument?: () => object;
+  /**
+   * The OpenAPI document served at `${basePath}/openapi.json` (no key needed), given the request's base address.
+   * Called lazily, once per base address; the result is serialised once.
+   */
+  openApiDocument?: (baseUrl: string) => object;
   /** Absolute base address (ending in basePath) for links; default derived per request from the Host header: `http://${host}${mount}${basePath}`. */
   publicBaseUrl?: (req: IncomingMessage) => string;
   /** Client address for the per-address limit; default req.socket.remoteAddress. */
   clientAddress?: (req: IncomingMessage) => string | undefined;
+  /** Told of every error answered, with its cause (for logging 500s). */
+  onError?: (error: PetStoreError, req: IncomingMessage) => void;
 }
 
 /** A `node:http` request handler; `next`, when given (Express), receives requests outside the base path. */
@@ -60,7 +66,7 @@ function operationRoutes(site: OperationSite): RouteDefinition<Endpoint>[] {
  * @example http.createServer(createRestHandler({ store })).listen(3000) // or app.use('/petstore', handler)
  */
 export function createRestHandler(options: RestHandlerOptions): NodeHandler {
-  const { store, openApiDocument, publicBaseUrl, clientAddress } = options;
+  const { store, openApiDocument, publicBaseUrl, clientAddress, onError } = options;
   const basePath = normalizeBasePath(options.basePath ?? '/v1');
   const site: OperationSite = Object.freeze({
     store,
@@ -69,14 +75,16 @@ export function createRestHandler(options: RestHandlerOptions): NodeHandler {
   });
   const routes = operationRoutes(site);
   if (openApiDocument) {
-    const document = cacheOpenApiDocument(openApiDocument);
+    const document = cacheOpenApiDocument(openApiDocument, site.baseUrl);
     routes.push({ method: 'GET', path: '/openapi.json', endpoint: createOpenApiEndpoint(document) }, ...docsRoutes(document));
   }
   const router = createRouter(routes);
 
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+    const failure = toPetStoreError(error);
+    onError?.(failure, req);
     discardBody(req, res);
-    sendError(res, error, () => site.baseUrl(req));
+    sendError(res, failure, () => site.baseUrl(req));
   };
 
   /** Answers 404, or 405 with `Allow`, after counting the request against the caller's quota. */

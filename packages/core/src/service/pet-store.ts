@@ -71,12 +71,20 @@ export interface PetStore {
   readonly clock: Clock;
 }
 
+/** A request counted against a quota: by its key when valid, else by its address; `refusal` when over a limit. */
+export interface CountedRequest {
+  key: ApiKeyRecord | undefined;
+  refusal?: PetStoreError;
+}
+
 /** What {@link createPetStore} is built from. */
 export interface PetStoreOptions {
   db: Kysely<Database>;
   clock?: Clock;
   /** The quota step; none by default. */
   quota?: Quota;
+  /** Told of every counted request (for logs and metrics: the key id, the plan, 429s). */
+  onRequestCounted?: (request: CountedRequest) => void;
 }
 
 function withMeta(error: unknown, meta: ResponseMeta): PetStoreError {
@@ -95,7 +103,7 @@ function withMeta(error: unknown, meta: ResponseMeta): PetStoreError {
  * @example const store = createPetStore({ db, clock: systemClock }); await store.listPets({ limit: 5 }, { apiKey })
  */
 export function createPetStore(options: PetStoreOptions): PetStore {
-  const { db, clock = systemClock, quota = unlimitedQuota } = options;
+  const { db, clock = systemClock, quota = unlimitedQuota, onRequestCounted } = options;
   const pets: PetRepository = createPetRepository(db);
   const apiKeys = createApiKeyStore(db);
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
@@ -129,7 +137,13 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   async function count(context: CallContext, meta: ResponseMeta) {
     const token = context.apiKey;
     const key = token === undefined ? undefined : await authenticator.verify(token);
-    meta.rateLimit = key ? await quota.consumeKey(key) : await quota.consumeAddress(context.clientAddress ?? 'unknown');
+    try {
+      meta.rateLimit = key ? await quota.consumeKey(key) : await quota.consumeAddress(context.clientAddress ?? 'unknown');
+    } catch (error) {
+      if (error instanceof PetStoreError && error.status === 429) onRequestCounted?.({ key, refusal: error });
+      throw error;
+    }
+    onRequestCounted?.({ key });
     return key;
   }
 

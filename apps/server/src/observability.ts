@@ -1,0 +1,129 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CountedRequest, PetStoreError } from '@petstore/core';
+import type { Logger } from 'pino';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { routeLabel } from './route-label.js';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** What is known of a request while it runs: its response (for its id) and, once verified, its key. */
+interface RequestNotes {
+  res: ServerResponse;
+  keyId?: number;
+}
+
+/** The counts of a `pg` pool, read when metrics are scraped. */
+interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/**
+ * Request logs (one JSON line per request: id, method, route, status, duration, key id; never a key, an
+ * `Authorization` header or a body) and Prometheus metrics at `GET /metrics`.
+ * @example const observe = createObservability({ logger, metrics: true }); createServer(observe.wrap(handler))
+ */
+export function createObservability(options: { logger: Logger; metrics: boolean }) {
+  const { logger } = options;
+  const scope = new AsyncLocalStorage<RequestNotes>();
+  const registry = new Registry();
+  const requests = new Counter({
+    name: 'petstore_http_requests_total',
+    help: 'HTTP requests by route and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'petstore_http_request_duration_seconds',
+    help: 'Time from request to response, by route.',
+    labelNames: ['method', 'route'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  const refused = new Counter({
+    name: 'petstore_rate_limited_total',
+    help: 'Requests refused with 429, by plan (none: without a valid key) and code.',
+    labelNames: ['plan', 'code'],
+    registers: [registry],
+  });
+  if (options.metrics) collectDefaultMetrics({ register: registry, prefix: 'petstore_' });
+
+  const serveMetrics = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify({ code: 'method_not_allowed', message: 'The method is not allowed on this resource.', status: 405 }));
+      return;
+    }
+    registry.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'content-type': registry.contentType });
+        res.end(text);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'Could not collect metrics');
+        res.writeHead(500).end();
+      },
+    );
+  };
+
+  return {
+    registry,
+    /** Reports a PostgreSQL pool's connections at each scrape. */
+    watchPool(pool: PoolCounts) {
+      new Gauge({
+        name: 'petstore_db_pool_connections',
+        help: 'PostgreSQL pool connections: total, idle, and requests waiting for one.',
+        labelNames: ['state'],
+        registers: [registry],
+        collect() {
+          this.set({ state: 'total' }, pool.totalCount);
+          this.set({ state: 'idle' }, pool.idleCount);
+          this.set({ state: 'waiting' }, pool.waitingCount);
+        },
+      });
+    },
+    /** For the pet store: remembers the key of the request and counts 429s by plan. */
+    onRequestCounted({ key, refusal }: CountedRequest) {
+      const notes = scope.getStore();
+      if (notes && key) notes.keyId = key.id;
+      if (refusal) refused.inc({ plan: key?.plan ?? 'none', code: refusal.code });
+    },
+    /** For the handlers: logs server faults with their cause; client errors are in the request line already. */
+    onError(error: PetStoreError, req: IncomingMessage) {
+      if (error.status < 500) return;
+      const reqId = scope.getStore()?.res.getHeader('x-request-id');
+      logger.error({ reqId, method: req.method, route: routeLabel(req.url), code: error.code, err: error.cause ?? error }, 'request failed');
+    },
+    /** Wraps the service's handler: serves `/metrics`, logs each request when its response is done. */
+    wrap(handler: Handler): Handler {
+      return (req, res) => {
+        if (options.metrics && (req.url === '/metrics' || req.url?.startsWith('/metrics?'))) {
+          return serveMetrics(req, res);
+        }
+        const started = process.hrtime.bigint();
+        const notes: RequestNotes = { res };
+        res.once('finish', () => {
+          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+          const route = routeLabel(req.url);
+          const method = req.method ?? 'GET';
+          requests.inc({ method, route, status: res.statusCode });
+          latency.observe({ method, route }, seconds);
+          logger.info(
+            {
+              reqId: res.getHeader('x-request-id'),
+              method,
+              route,
+              status: res.statusCode,
+              durationMs: Math.round(seconds * 1e5) / 100,
+              ...(notes.keyId !== undefined ? { keyId: notes.keyId } : {}),
+            },
+            'request',
+          );
+        });
+        scope.run(notes, () => handler(req, res));
+      };
+    },
+  };
+}
