@@ -1,6 +1,7 @@
 import { operations } from '@petstore/core';
+import { procedurePaths } from '@petstore/trpc';
 
-const procedures = new Set(Object.values(operations).map((op) => `pets.${op.procedure}`));
+const procedures = new Set(procedurePaths);
 const templates = Object.values(operations).map((op) => ({
   template: `/v1${op.path}`,
   pattern: new RegExp(`^/v1${op.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),

@@ -52,7 +52,7 @@ describe.each(targets)('petstore keys on $name', (target) => {
     const enterprise = await runCli(['keys', 'create', '--plan', 'enterprise', '--label', 'big customer'], env);
     const free = await runCli(['keys', 'create', '--plan', 'free', '--label', 'small'], env);
     const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-    const idOf = (label: string) => rows.find((r) => r.label === label)!.id;
+    const idOf = (label: string) => rows.find((r) => r.label === label)!.id!;
     expect(enterprise.code + free.code).toBe(0);
 
     const set = await runCli(['keys', 'set-limits', idOf('big customer'), '--per-minute', '5', '--per-day', '7'], env);
@@ -69,7 +69,7 @@ describe.each(targets)('petstore keys on $name', (target) => {
     const created = await runCli(['keys', 'create', '--plan', 'free', '--label', 'to revoke'], env);
     expect(created.code).toBe(0);
     const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-    const id = rows.find((r) => r.label === 'to revoke')!.id;
+    const id = rows.find((r) => r.label === 'to revoke')!.id!;
     const revoked = await runCli(['keys', 'revoke', id], env);
     expect(revoked.code).toBe(0);
     const after = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
@@ -105,7 +105,7 @@ describe('keys and a running service', () => {
       const get = (url: string) => fetch(`${url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
       expect(await Promise.all(servers.map((s) => get(s.url)))).toEqual([200, 200]);
       const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-      expect((await runCli(['keys', 'revoke', rows.find((r) => r.label === 'revoked soon')!.id], env)).code).toBe(0);
+      expect((await runCli(['keys', 'revoke', rows.find((r) => r.label === 'revoked soon')!.id!], env)).code).toBe(0);
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       expect(await Promise.all(servers.map((s) => get(s.url)))).toEqual([401, 401]);
     } finally {

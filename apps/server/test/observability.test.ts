@@ -5,6 +5,7 @@ import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
 
 const KEY = 'observed-key-0123456789abcdef';
+type Doc = { servers: { url: string }[] };
 
 function captureLogs() {
   const lines: Record<string, unknown>[] = [];
@@ -122,7 +123,7 @@ describe('custom domains', () => {
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Far', categoryId: 1 }),
     });
-    const pet = await created.json();
+    const pet = (await created.json()) as { id: number };
     expect(created.headers.get('location')).toBe(`https://pets.example.com/v1/pets/${pet.id}`);
     await fetch(`${running.url}/v1/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Away', categoryId: 1 }) });
     const list = await fetch(`${running.url}/v1/pets?limit=1`, { headers: auth });
@@ -132,10 +133,10 @@ describe('custom domains', () => {
   });
 
   it('lists the forwarded address as the OpenAPI servers when none is configured', async () => {
-    const document = await (await fetch(`${running.url}/v1/openapi.json`, { headers: forwarded })).json();
-    expect(document.servers.map((s: { url: string }) => s.url)).toEqual(['https://pets.example.com/v1', 'https://pets.example.com/v1']);
-    const local = await (await fetch(`${running.url}/v1/openapi.json`)).json();
-    expect(local.servers[0].url).toBe(`${running.url}/v1`);
+    const document = (await (await fetch(`${running.url}/v1/openapi.json`, { headers: forwarded })).json()) as Doc;
+    expect(document.servers.map((s) => s.url)).toEqual(['https://pets.example.com/v1', 'https://pets.example.com/v1']);
+    const local = (await (await fetch(`${running.url}/v1/openapi.json`)).json()) as Doc;
+    expect(local.servers[0]!.url).toBe(`${running.url}/v1`);
   });
 
   it('counts requests without a key by the forwarded client address', async () => {

@@ -35,16 +35,16 @@ describe.each(targets)('one process, one port, on $name', (target) => {
     const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
     const created = await fetch(`${running.url}/v1/pets`, { method: 'POST', headers, body: JSON.stringify({ name: 'Both', categoryId: 2 }) });
     expect(created.status).toBe(201);
-    const pet = await created.json();
+    const pet = (await created.json()) as { id: number };
     const viaTrpc = await fetch(`${running.url}/trpc/pets.get?input=${encodeURIComponent(JSON.stringify({ petId: pet.id }))}`, { headers });
     expect(viaTrpc.status).toBe(200);
-    expect((await viaTrpc.json()).result.data).toEqual(pet);
+    expect(((await viaTrpc.json()) as { result: { data: unknown } }).result.data).toEqual(pet);
   });
 
   it('serves the OpenAPI document and the docs without a key', async () => {
     const document = await fetch(`${running.url}/v1/openapi.json`);
     expect(document.status).toBe(200);
-    expect((await document.json()).openapi).toMatch(/^3\.1\./);
+    expect(((await document.json()) as { openapi: string }).openapi).toMatch(/^3\.1\./);
     const docs = await fetch(`${running.url}/v1/docs/`);
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toContain('text/html');

@@ -7,6 +7,7 @@ export { validate, invalidRequest, type ValidationIssue } from './domain/validat
 export { operations, type OperationDefinition, type OperationId, type Deprecation, type Stability } from './operations/operations.js';
 export { responseHeaders, type ResponseMeta, type RateLimitWindow } from './service/response-meta.js';
 export { unlimitedQuota, type Quota } from './service/quota.js';
+export { jsonText } from './service/json-text.js';
 export { createQuota, type ClosableQuota, type QuotaOptions, type QuotaStore } from './quota/create-quota.js';
 export type { PostgresPoolLike } from './quota/postgres-counters.js';
 export { retryAfterSeconds } from './quota/windows.js';

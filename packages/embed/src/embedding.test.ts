@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PetStoreError } from '@petstore/core';
+import { PetStoreError, type Pet } from '@petstore/core';
 import { createRestHandler } from '@petstore/rest';
 import { databaseUrl, scratchPostgres } from '@petstore/testing';
 import express from 'express';
@@ -73,12 +73,12 @@ describe.each(targets)('embedding the pet store on $name', (target) => {
         body: JSON.stringify({ name: 'Mounted', categoryId: 1 }),
       });
       expect(created.status).toBe(201);
-      const pet = await created.json();
+      const pet = (await created.json()) as Pet;
       expect(created.headers.get('location')).toBe(`${url}/v1/pets/${pet.id}`);
       const viaTrpc = await fetch(`${url}/trpc/pets.get?input=${encodeURIComponent(JSON.stringify({ petId: pet.id }))}`, {
         headers: { authorization: `Bearer ${KEY}` },
       });
-      expect((await viaTrpc.json()).result.data).toEqual(pet);
+      expect(((await viaTrpc.json()) as { result: { data: Pet } }).result.data).toEqual(pet);
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
     } finally {
       await new Promise((resolve) => server.close(resolve));

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { parse, type ParsedUrlQuery } from 'node:querystring';
 import {
   bearerToken,
+  jsonText,
   responseHeaders,
   toPetStoreError,
   type Admission,
@@ -75,6 +76,6 @@ export function createOperationEndpoint(
     }
     const headers = responseHeaders(meta, links);
     if (location !== undefined) headers['location'] = location;
-    sendJson(res, outcome.status, JSON.stringify(outcome.data), headers);
+    sendJson(res, outcome.status, jsonText(outcome.data), headers);
   };
 }

@@ -1,4 +1,4 @@
-export { appRouter, type AppRouter } from './app-router.js';
+export { appRouter, procedurePaths, type AppRouter } from './app-router.js';
 export { petsRouter } from './pets-router.js';
 export { createContext, type Context, type CreateContextOptions } from './context.js';
 export { createTrpcHandler, type TrpcHandlerOptions } from './http/trpc-handler.js';

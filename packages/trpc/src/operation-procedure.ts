@@ -11,21 +11,21 @@ async function readRawInput(getRawInput: () => Promise<unknown>): Promise<void> 
 }
 
 /**
- * The procedure of one core operation: its meta, input and output, admitted (401, 429, 410) before the input is
- * read or parsed. The resolver gets `ctx.call` to pass to the store.
+ * The procedure of one core operation: its meta and input, admitted (401, 429, 410) before the input is read or
+ * parsed. The resolver gets `ctx.call` to pass to the store. `openapi: false` keeps a tRPC-only procedure out of
+ * the OpenAPI document.
  * @example operationProcedure('getPet').query(({ ctx, input }) => ctx.store.getPet(input, ctx.call))
  */
-export function operationProcedure<Id extends OperationId>(id: Id) {
+export function operationProcedure<Id extends OperationId>(id: Id, options: { openapi?: boolean } = {}) {
   type Op = (typeof operations)[Id];
   const op: Op = operations[id];
   return procedure
-    .meta(openApiMeta(op))
+    .meta(options.openapi === false ? {} : openApiMeta(op))
     .use(async ({ ctx, next, getRawInput }) => {
       const admission = await ctx.store.admit(id, ctx.caller);
       Object.assign(ctx.response.meta, admission.meta);
       await readRawInput(getRawInput);
       return next({ ctx: { call: { admission, idempotencyKey: ctx.caller.idempotencyKey } } });
     })
-    .input(op.input as Op['input'])
-    .output(op.output as Op['output']);
+    .input(op.input as Op['input']);
 }

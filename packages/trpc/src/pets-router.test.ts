@@ -9,10 +9,9 @@ describe('the pets router', () => {
       { _def: { type: string; meta?: { openapi?: object } } }
     >;
     expect(Object.keys(procedures).sort()).toEqual(
-      Object.values(operations)
-        .map((op) => op.procedure)
-        .sort()
+      [...Object.values(operations).map((op) => op.procedure), 'page'].sort()
     );
+    expect(procedures.page!._def.meta?.openapi).toBeUndefined();
     for (const op of Object.values(operations)) {
       const procedure = procedures[op.procedure]!;
       expect(procedure._def.type).toBe(op.method === 'GET' ? 'query' : 'mutation');

@@ -12,6 +12,7 @@ import { operations, type OperationId } from '../operations/operations.js';
 import type { Database } from '../storage/database.js';
 import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
 import { unlimitedQuota, type Quota } from './quota.js';
+import { createPageCache } from './page-cache.js';
 import type { ResponseMeta } from './response-meta.js';
 
 /** Who is calling, and how the input arrives. */
@@ -49,8 +50,8 @@ export interface Outcome<T> {
 
 /** The pet store: every operation with the same authentication, quota, validation and errors for every caller. */
 export interface PetStore {
-  /** Lists animals in ascending id order; `meta.nextCursor` is set when more exist. */
-  listPets(input: ListPetsInput, context: CallContext): Promise<Outcome<Pet[]>>;
+  /** Lists animals in ascending id order; `meta.nextCursor` is set when more exist. The page is frozen. */
+  listPets(input: ListPetsInput, context: CallContext): Promise<Outcome<readonly Pet[]>>;
   /** Adds an animal; answers with status 201 and the animal with its new id. */
   createPet(input: NewPet, context: CallContext): Promise<Outcome<Pet>>;
   /** Fetches one animal. Deprecated: from 5 December 2030 it answers 410 `gone`. */
@@ -85,6 +86,12 @@ export interface PetStoreOptions {
   quota?: Quota;
   /** Told of every counted request (for logs and metrics: the key id, the plan, 429s). */
   onRequestCounted?: (request: CountedRequest) => void;
+  /**
+   * How long a page of `listPets` is served from memory, in ms (default 1000). A write through this store shows in
+   * its next list at once; writes through other instances on the same database show within this time. 0 turns
+   * the cache off.
+   */
+  listCacheMs?: number;
 }
 
 function withMeta(error: unknown, meta: ResponseMeta): PetStoreError {
@@ -103,7 +110,8 @@ function withMeta(error: unknown, meta: ResponseMeta): PetStoreError {
  * @example const store = createPetStore({ db, clock: systemClock }); await store.listPets({ limit: 5 }, { apiKey })
  */
 export function createPetStore(options: PetStoreOptions): PetStore {
-  const { db, clock = systemClock, quota = unlimitedQuota, onRequestCounted } = options;
+  const { db, clock = systemClock, quota = unlimitedQuota, onRequestCounted, listCacheMs = 1000 } = options;
+  const pages = createPageCache<{ rows: readonly Pet[]; nextCursor: string | undefined }>(clock, listCacheMs);
   const pets: PetRepository = createPetRepository(db);
   const apiKeys = createApiKeyStore(db);
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
@@ -116,12 +124,15 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       pets: PetRepository,
     ) {
       const afterId = input.cursor === undefined ? 0 : decodeCursor(input.cursor);
-      const rows = await pets.list({ status: input.status, afterId, limit: input.limit + 1 });
-      if (rows.length > input.limit) {
-        rows.length = input.limit;
-        meta.nextCursor = encodeCursor(rows[rows.length - 1]!.id);
-      }
-      return rows;
+      const page = await pages.get(`${input.status ?? ''}:${afterId}:${input.limit}`, async () => {
+        const rows = await pets.list({ status: input.status, afterId, limit: input.limit + 1 });
+        const more = rows.length > input.limit;
+        if (more) rows.length = input.limit;
+        for (const row of rows) Object.freeze(row);
+        return Object.freeze({ rows: Object.freeze(rows), nextCursor: more ? encodeCursor(rows[rows.length - 1]!.id) : undefined });
+      });
+      if (page.nextCursor !== undefined) meta.nextCursor = page.nextCursor;
+      return page.rows;
     },
     async createPet(input: Omit<Pet, 'id'>, _meta: ResponseMeta, pets: PetRepository) {
       return pets.insert(input);
@@ -185,12 +196,17 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       const schema = context.encoding === 'http' ? op.httpInput : op.input;
       const parsed = validateWithIdempotencyKey(schema, input, idempotencyKey);
       const handle = (repository: PetRepository) => handlers[operationId](parsed as never, meta, repository);
-      if (idempotencyKey === undefined) return { data: await handle(pets), status: op.successStatus, meta };
+      if (idempotencyKey === undefined) {
+        const data = await handle(pets);
+        if (op.method === 'POST') pages.invalidate();
+        return { data, status: op.successStatus, meta };
+      }
       const result = await idempotency.run(
         { apiKeyId: admission.key.id, key: idempotencyKey, operationId, input: parsed, status: op.successStatus },
         (trx) => handle(createPetRepository(trx)),
       );
       if (result.replayed) meta.replayed = true;
+      else pages.invalidate();
       return { data: result.data, status: result.status, meta };
     } catch (error) {
       throw withMeta(error, meta);

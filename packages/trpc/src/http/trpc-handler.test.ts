@@ -50,6 +50,25 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
     expect(second.result.data.map((pet) => pet.name)).toEqual(['c']);
   });
 
+  it('pages with pets.page, which carries the next cursor in its body for tRPC clients', async () => {
+    const client = server.client();
+    for (let i = 0; i < 3; i++) await client.pets.create.mutate({ name: `paged${i}`, categoryId: 9, status: 'pending' });
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await client.pets.page.query({ limit: 2, status: 'pending', ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((p) => p.id));
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor);
+    expect(pages).toBeGreaterThanOrEqual(2);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    const all = await client.pets.list.query({ limit: 100, status: 'pending' });
+    expect(seen).toEqual(all.map((p) => p.id));
+  });
+
   it('answers 401 missing_api_key with the Error body in error.data.error and HTTP status 401', async () => {
     const error = await failure(server.client(null).pets.list.query({}));
     expect(error.data?.error).toEqual({
@@ -142,11 +161,14 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
     expect(first.status).toBe(200);
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const created = (await first.json()).result.data;
-    expect((await again.json()).result.data).toEqual(created);
+    type Body = { result: { data: unknown } };
+    const created = ((await first.json()) as Body).result.data;
+    expect(((await again.json()) as Body).result.data).toEqual(created);
     const conflict = await post('Twice');
     expect(conflict.status).toBe(409);
-    expect((await conflict.json()).error.data.error.code).toBe('idempotency_key_reused');
+    expect(((await conflict.json()) as { error: { data: { error: { code: string } } } }).error.data.error.code).toBe(
+      'idempotency_key_reused',
+    );
   });
 
   it('answers 404 not_found for an animal that does not exist', async () => {
