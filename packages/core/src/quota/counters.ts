@@ -3,8 +3,8 @@ import { PetStoreError } from '../errors/pet-store-error.js';
 
 /** Atomic counters with expiry; every instance on the same store shares them. */
 export interface Counters {
-  /** Adds one under `key` and answers the new count; a new entry lives `seconds` (store time) from then. */
-  increment(key: string, seconds: number): Promise<number>;
+  /** Adds `amount` (default 1) under `key` and answers the new count; a new entry lives `seconds` (store time). */
+  increment(key: string, seconds: number, amount?: number): Promise<number>;
   /** The value under `key`, if any. */
   read(key: string): Promise<number | undefined>;
   /** Replaces the value under `key`; the entry lives `seconds` from now. */
@@ -35,7 +35,8 @@ export function countersOn(
   upkeep: Pick<Counters, 'clearExpired' | 'close'>,
 ): Counters {
   return {
-    increment: (key, seconds) => limiter.consume(key, 1, { customDuration: seconds }).then(countOf, countOf),
+    increment: (key, seconds, amount = 1) =>
+      limiter.consume(key, amount, { customDuration: seconds }).then(countOf, countOf),
     read: (key) => limiter.get(key).then((res) => (res ? res.consumedPoints : undefined), storeFailure),
     write: (key, value, seconds) => limiter.set(key, value, seconds).then(() => undefined, storeFailure),
     ...upkeep,

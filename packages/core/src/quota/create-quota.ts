@@ -5,6 +5,7 @@ import { PetStoreError } from '../errors/pet-store-error.js';
 import type { Quota } from '../service/quota.js';
 import type { RateLimitWindow } from '../service/response-meta.js';
 import { banEnd, banValue } from './ban.js';
+import { coalesced } from './coalesced-counters.js';
 import type { Counters } from './counters.js';
 import { createMemoryCounters } from './memory-counters.js';
 import { createPostgresCounters, type PostgresPoolLike } from './postgres-counters.js';
@@ -88,9 +89,11 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
   const perAddressPerMinute = wholeNumber('perAddressPerMinute', options.perAddressPerMinute ?? 60);
   const counters: Counters =
     config.store === 'postgres'
-      ? createPostgresCounters(
-          config.pool,
-          wholeNumber('clearExpiredEverySeconds', config.clearExpiredEverySeconds ?? 300, 86_400) * 1000,
+      ? coalesced(
+          createPostgresCounters(
+            config.pool,
+            wholeNumber('clearExpiredEverySeconds', config.clearExpiredEverySeconds ?? 300, 86_400) * 1000,
+          ),
         )
       : createMemoryCounters();
 
