@@ -16,8 +16,6 @@ const logger = createLogger(config.logLevel);
 
 try {
   const running = await startServer(config, { createDevelopmentKey: true, logger });
-  const database = config.databaseUrl ? 'PostgreSQL' : `the embedded database (${config.dataDir})`;
-  logger.info({ url: running.url, database, rateLimitStore: config.rateLimitStore }, 'Pet Store listening');
   if (running.developmentKey) {
     process.stdout.write(
       [
@@ -33,6 +31,8 @@ try {
       ].join('\n'),
     );
   }
+  const database = config.databaseUrl ? 'PostgreSQL' : `the embedded database (${config.dataDir})`;
+  logger.info({ url: running.url, database, rateLimitStore: config.rateLimitStore }, 'Pet Store listening');
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

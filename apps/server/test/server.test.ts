@@ -75,8 +75,14 @@ describe('/healthz when the database is gone', () => {
     await db.drop();
     const health = await fetch(`${running.url}/healthz`);
     expect(health.status).toBe(503);
-    const list = await fetch(`${running.url}/v1/pets`, { headers: { authorization: `Bearer ${KEY}` } });
+    const list = await fetch(`${running.url}/v1/pets?limit=3`, { headers: { authorization: `Bearer ${KEY}` } });
     expect(list.status).toBe(503);
+    const create = await fetch(`${running.url}/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Lost', categoryId: 1 }),
+    });
+    expect(create.status).toBe(503);
     expect(await list.json()).toMatchObject({ code: 'unavailable', status: 503 });
     await running.close().catch(() => {});
   });
