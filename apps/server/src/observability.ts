@@ -1,17 +1,10 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CountedRequest, PetStoreError } from '@petstore/core';
+import { bearerToken, type ApiKeyRecord, type CountedRequest, type PetStoreError } from '@petstore/core';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { routeLabel } from './route-label.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-
-/** What is known of a request while it runs: its response (for its id) and, once verified, its key. */
-interface RequestNotes {
-  res: ServerResponse;
-  keyId?: number;
-}
 
 /** The counts of a `pg` pool, read when metrics are scraped. */
 interface PoolCounts {
@@ -27,7 +20,6 @@ interface PoolCounts {
  */
 export function createObservability(options: { logger: Logger; metrics: boolean }) {
   const { logger } = options;
-  const scope = new AsyncLocalStorage<RequestNotes>();
   const registry = new Registry();
   const requests = new Counter({
     name: 'petstore_http_requests_total',
@@ -84,32 +76,35 @@ export function createObservability(options: { logger: Logger; metrics: boolean 
         },
       });
     },
-    /** For the pet store: remembers the key of the request and counts 429s by plan. */
+    /** For the pet store: counts 429s by plan. */
     onRequestCounted({ key, refusal }: CountedRequest) {
-      const notes = scope.getStore();
-      if (notes && key) notes.keyId = key.id;
       if (refusal) refused.inc({ plan: key?.plan ?? 'none', code: refusal.code });
     },
     /** For the handlers: logs server faults with their cause; client errors are in the request line already. */
     onError(error: PetStoreError, req: IncomingMessage) {
       if (error.status < 500) return;
-      const reqId = scope.getStore()?.res.getHeader('x-request-id');
+      const reqId = req.headers['x-request-id'];
       logger.error({ reqId, method: req.method, route: routeLabel(req.url), code: error.code, err: error.cause ?? error }, 'request failed');
     },
-    /** Wraps the service's handler: serves `/metrics`, logs each request when its response is done. */
-    wrap(handler: Handler): Handler {
+    /**
+     * Wraps the service's handler: serves `/metrics`, and logs and counts each request when its response is done.
+     * `recallKey` names the key a request's token was verified as, for the `keyId` of its log line.
+     */
+    wrap(handler: Handler, recallKey: (token: string) => ApiKeyRecord | undefined): Handler {
       return (req, res) => {
         if (options.metrics && (req.url === '/metrics' || req.url?.startsWith('/metrics?'))) {
           return serveMetrics(req, res);
         }
         const started = process.hrtime.bigint();
-        const notes: RequestNotes = { res };
         res.once('finish', () => {
           const seconds = Number(process.hrtime.bigint() - started) / 1e9;
           const route = routeLabel(req.url);
           const method = req.method ?? 'GET';
           requests.inc({ method, route, status: res.statusCode });
           latency.observe({ method, route }, seconds);
+          if (!logger.isLevelEnabled('info')) return;
+          const token = bearerToken(req.headers.authorization);
+          const keyId = token === undefined ? undefined : recallKey(token)?.id;
           logger.info(
             {
               reqId: res.getHeader('x-request-id'),
@@ -117,12 +112,12 @@ export function createObservability(options: { logger: Logger; metrics: boolean 
               route,
               status: res.statusCode,
               durationMs: Math.round(seconds * 1e5) / 100,
-              ...(notes.keyId !== undefined ? { keyId: notes.keyId } : {}),
+              ...(keyId !== undefined ? { keyId } : {}),
             },
             'request',
           );
         });
-        scope.run(notes, () => handler(req, res));
+        handler(req, res);
       };
     },
   };

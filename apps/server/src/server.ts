@@ -56,7 +56,7 @@ export async function startServer(
     redirects: config.redirects,
     onError: observability.onError,
   });
-  const server = createServer({ keepAliveTimeout: 5_000 }, observability.wrap(handler));
+  const server = createServer({ keepAliveTimeout: 5_000 }, observability.wrap(handler, service.store.recallKey));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

@@ -84,7 +84,9 @@ export function createHttpHandler(store: PetStore, options: HttpHandlerOptions =
 
   return (req, res) => {
     const sent = req.headers['x-request-id'];
-    res.setHeader('x-request-id', typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID());
+    const requestId = typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+    req.headers['x-request-id'] = requestId; // so every layer below logs the id the response carries
+    res.setHeader('x-request-id', requestId);
     if (redirects.size) {
       const redirect = redirects.get(host(req)?.replace(/:\d+$/, '').toLowerCase() ?? '');
       if (redirect) {

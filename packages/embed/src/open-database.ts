@@ -42,7 +42,8 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<OpenD
   }
   const dataDir = options.dataDir ?? './.petstore-data';
   if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir);
+  // PGlite's default 128 MB of shared buffers would stay resident; an embedded catalogue needs far less.
+  const pglite = await PGlite.create(dataDir, { postgresqlconf: ['shared_buffers=16MB'] });
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
   return { db, kind: 'pglite', close: () => db.destroy() };
 }

@@ -67,6 +67,8 @@ export interface PetStore {
   meter(context: CallContext): Promise<ResponseMeta>;
   /** Whether the database answers. */
   isHealthy(): Promise<boolean>;
+  /** The key a bearer token named when this store last verified it, from memory (for logs); never queries. */
+  recallKey(apiKey: string): ApiKeyRecord | undefined;
   /** The key store, for the key tool and for seeding keys. */
   readonly apiKeys: ApiKeyStore;
   readonly clock: Clock;
@@ -220,6 +222,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     call,
     admit,
     meter,
+    recallKey: (apiKey) => authenticator.recall(apiKey),
     async isHealthy() {
       try {
         await db.selectFrom('pets').select('id').limit(1).execute();
