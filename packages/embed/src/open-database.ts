@@ -1,8 +1,25 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { createPGliteDialect, type Database } from '@petstore/core';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { builtFile, pgliteTemplate } from './pglite-template.js';
+
+const PGLITE_SETTINGS = {
+  // PostgreSQL's defaults (128 MB of shared buffers, 64 MB for maintenance) would stay resident in PGlite's memory;
+  // an embedded catalogue needs far less.
+  postgresqlconf: ['shared_buffers=8MB', 'wal_buffers=256kB', 'maintenance_work_mem=4MB', 'work_mem=1MB', 'temp_buffers=1MB'],
+};
+
+/** Creates the cluster of a new data folder in a child process, from the build's template when there is one. */
+async function initialiseDataDir(dataDir: string) {
+  const child = builtFile('init-data-dir.js');
+  if (child) await promisify(execFile)(process.execPath, [child, dataDir]);
+}
 
 /** Where the data lives: PostgreSQL when `databaseUrl` is given, else the embedded PGlite in `dataDir`. */
 export interface DatabaseOptions {
@@ -41,9 +58,15 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<OpenD
     return { db, kind: 'postgres', pool, close: () => db.destroy() };
   }
   const dataDir = options.dataDir ?? './.petstore-data';
-  if (!dataDir.includes('://')) await mkdir(dataDir, { recursive: true });
-  // PGlite's default 128 MB of shared buffers would stay resident; an embedded catalogue needs far less.
-  const pglite = await PGlite.create(dataDir, { postgresqlconf: ['shared_buffers=16MB'] });
+  let pglite: PGlite;
+  if (dataDir.includes('://')) {
+    const loadDataDir = await pgliteTemplate();
+    pglite = await PGlite.create(dataDir, { ...PGLITE_SETTINGS, ...(loadDataDir ? { loadDataDir } : {}) });
+  } else {
+    await mkdir(dataDir, { recursive: true });
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) await initialiseDataDir(dataDir);
+    pglite = await PGlite.create(dataDir, PGLITE_SETTINGS);
+  }
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
   return { db, kind: 'pglite', close: () => db.destroy() };
 }
