@@ -1,0 +1,178 @@
+// The scenarios of the issue: what is compared with what, on which request, against which target.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cursorAfter } from './cursor.mjs';
+import { API_KEY, startBareInsert, startBareList, startService, startTrpcMemory } from './servers.mjs';
+
+export const LIST_PATH = '/v1/pets?limit=20&status=available';
+const TRPC_LIST_PATH = `/trpc/pets.list?input=${encodeURIComponent(JSON.stringify({ limit: 20, status: 'available' }))}`;
+const AUTH = { authorization: `Bearer ${API_KEY}` };
+
+const listRequest = { path: LIST_PATH, headers: AUTH };
+const deepListRequest = (count) => ({ path: `${LIST_PATH}&cursor=${cursorAfter(Math.floor(count * 0.9))}`, headers: AUTH });
+// 9,900 different full pages on either table (cursors after ids 0, step, 2·step, … up to 99% of the table), so the
+// service's page cache (1 s, 1,024 pages) does not answer.
+const cyclingListRequest = (count) => ({ path: LIST_PATH, headers: AUTH, cursorCycle: { count: 9_900, step: count / 10_000 } });
+const trpcListRequest = { path: TRPC_LIST_PATH, headers: AUTH };
+const createRequest = {
+  path: '/v1/pets',
+  method: 'POST',
+  headers: { ...AUTH, 'content-type': 'application/json' },
+  body: JSON.stringify({ name: 'Bench pet', categoryId: 7, status: 'available' }),
+};
+
+/** The first page of the list, as the running service answers it: the bytes the baselines serve. */
+async function listBody(server) {
+  const response = await fetch(server.url + LIST_PATH, { headers: AUTH });
+  if (response.status !== 200) throw new Error(`${server.name} answered ${response.status} to GET ${LIST_PATH}`);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+/**
+ * Every scenario in the order they run. `ctx` holds the settings, the scratch databases (`ctx.postgres`) and the
+ * embedded data folders (`ctx.embedded`). A process spec `{ key, start(pool) }` is started once per key and shared.
+ */
+export function defineScenarios(ctx) {
+  const { settings, logDir, workDir, postgres, embedded, bigData } = ctx;
+  const service = (label, options, scenarioId) => {
+    // Under --cpu-prof each scenario gets its own service process, so each profile holds one scenario.
+    const key = settings.cpuProf ? `service-${label}-${scenarioId}` : `service-${label}`;
+    return { key, start: () => startService({ name: key, logDir, profile: settings.cpuProf, ...options }) };
+  };
+  const bareList = (serviceSpec) => ({
+    key: `bare-list-for-${serviceSpec.key}`,
+    async start(pool) {
+      const bodyFile = join(workDir, `list-body-${serviceSpec.key}.json`);
+      await writeFile(bodyFile, await listBody(await pool.get(serviceSpec)));
+      return startBareList({ name: `bare-list-${serviceSpec.key}`, logDir, bodyFile });
+    },
+  });
+  const trpcMemory = (serviceSpec) => ({
+    key: `trpc-memory-for-${serviceSpec.key}`,
+    async start(pool) {
+      const dataFile = join(workDir, `trpc-data-${serviceSpec.key}.json`);
+      await writeFile(dataFile, await listBody(await pool.get(serviceSpec)));
+      return startTrpcMemory({ name: `trpc-memory-${serviceSpec.key}`, logDir, dataFile });
+    },
+  });
+
+  const pg = postgres?.main.url;
+  const embeddedList = service('embedded', { dataDir: embedded.small }, 'rest-list-embedded');
+  const pgMemory = (id) => service('pg-memory', { databaseUrl: pg, limiter: 'memory' }, id);
+  const pgPostgres = service('pg-postgres-limiter', { databaseUrl: pg, limiter: 'postgres' }, 'rest-list-pg-postgres');
+
+  const scenarios = [
+    {
+      id: 'rest-list-embedded',
+      title: 'REST list, embedded DB, memory limiter',
+      chartLabel: 'REST list · embedded · memory limiter',
+      kind: 'throughput',
+      target: { op: '>=', value: 0.5 },
+      a: { label: 'bare node:http', spec: bareList(embeddedList) },
+      b: { label: 'service', spec: embeddedList },
+      request: listRequest,
+      compareBodies: true,
+      recordPeakRss: true,
+      database: 'embedded',
+    },
+  ];
+  const onPostgres = [];
+  {
+    const b = pgMemory('rest-list-pg-memory');
+    onPostgres.push({
+      id: 'rest-list-pg-memory',
+      title: 'REST list, PostgreSQL, memory limiter',
+      chartLabel: 'REST list · PostgreSQL · memory limiter',
+      kind: 'throughput',
+      target: { op: '>=', value: 0.5 },
+      a: { label: 'bare node:http', spec: pg && bareList(b) },
+      b: { label: 'service', spec: b },
+      request: listRequest,
+      compareBodies: true,
+    });
+  }
+  onPostgres.push({
+    id: 'rest-list-pg-postgres',
+    title: 'REST list, PostgreSQL, postgres limiter',
+    chartLabel: 'REST list · PostgreSQL · postgres limiter',
+    kind: 'throughput',
+    target: { op: '>=', value: 0.2 },
+    a: { label: 'bare node:http', spec: pg && bareList(pgPostgres) },
+    b: { label: 'service', spec: pgPostgres },
+    request: listRequest,
+    compareBodies: true,
+    note: 'The postgres limiter is shared and exact: every request updates its counters in PostgreSQL.',
+  });
+  {
+    const b = pgMemory('trpc-list-pg');
+    onPostgres.push({
+      id: 'trpc-list-pg',
+      title: 'tRPC pets.list, PostgreSQL, memory limiter',
+      chartLabel: 'tRPC pets.list · PostgreSQL vs tRPC in memory',
+      kind: 'throughput',
+      target: { op: '>=', value: 1.0 },
+      a: { label: 'plain tRPC, memory', spec: pg && trpcMemory(b) },
+      b: { label: 'service', spec: b },
+      request: trpcListRequest,
+      compareBodies: true,
+      note: 'The baseline is a plain tRPC standalone server whose procedure checks its input with zod and returns the same animals from memory (no key, no quota, no database).',
+    });
+  }
+  scenarios.push(...onPostgres.map((s) => ({ ...s, database: 'postgres', ...(pg ? {} : { skip: 'DATABASE_URL is not set; set it to a PostgreSQL server to run this row.' }) })));
+
+  const bigOn = bigData.backend === 'postgres' ? 'PostgreSQL' : 'embedded DB';
+  for (const [id, page, short, request, note] of [
+    ['big-first-page', 'first page', 'first page', () => listRequest],
+    ['big-deep-page', 'page at 90% of the cursor', 'page at 90%', deepListRequest],
+    [
+      'big-every-page',
+      'a different page each request',
+      'every request another page',
+      cyclingListRequest,
+      'Each request asks for the next of 9,900 full pages whose cursors are spread evenly over the table, the same count on both sides, so the service\'s page cache (1 s, 1,024 pages) does not answer.',
+    ],
+  ]) {
+    // Both sides are processes of their own with the same history, started for the big-data rows only.
+    const small =
+      bigData.backend === 'postgres'
+        ? service('pg-small', { databaseUrl: pg, limiter: 'memory' }, id)
+        : service('embedded-small', { dataDir: embedded.small }, id);
+    const big =
+      bigData.backend === 'postgres'
+        ? service('pg-big', { databaseUrl: postgres.big?.url, limiter: 'memory' }, id)
+        : service('embedded-big', { dataDir: embedded.big }, id);
+    scenarios.push({
+      id,
+      title: `List p50, ${bigData.big.toLocaleString('en-US')} vs ${bigData.small.toLocaleString('en-US')} pets, ${page}, ${bigOn}`,
+      chartLabel: `p50, 1M ÷ 10k pets · ${short} (lower is better)`,
+      kind: 'latency',
+      target: { op: '<=', value: 1.2 },
+      a: { label: `${bigData.small.toLocaleString('en-US')} pets`, spec: small },
+      b: { label: `${bigData.big.toLocaleString('en-US')} pets`, spec: big },
+      request: { a: request(bigData.small), b: request(bigData.big) },
+      database: bigData.backend,
+      note: [note, bigData.note].filter(Boolean).join(' '),
+    });
+  }
+
+  {
+    // Last: it adds rows to the table the list scenarios read (after their first page, so they would not see them).
+    const b = pgMemory('rest-create-pg');
+    const s = {
+      id: 'rest-create-pg',
+      title: 'REST create, PostgreSQL, memory limiter',
+      chartLabel: 'REST create · PostgreSQL vs bare insert',
+      kind: 'throughput',
+      target: { op: '>=', value: 0.8 },
+      a: { label: 'bare node:http + pg insert', spec: pg && { key: 'bare-insert', start: () => startBareInsert({ name: 'bare-insert', logDir, databaseUrl: pg }) } },
+      b: { label: 'service', spec: b },
+      request: createRequest,
+      database: 'postgres',
+      note:
+        'The service uses the memory limiter here so the row compares the insert path; the postgres limiter\'s cost shows in its list row. ' +
+        'The baseline inserts the same body into the same table with one INSERT … RETURNING, without key, validation or quota.',
+    };
+    scenarios.push(pg ? s : { ...s, skip: 'DATABASE_URL is not set; set it to a PostgreSQL server to run this row.' });
+  }
+  return scenarios;
+}

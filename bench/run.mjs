@@ -1,0 +1,346 @@
+#!/usr/bin/env node
+// The Pet Store benchmark: `npm run bench [-- --quick] [-- --cpu-prof]`. See bench/README.md.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startLoadGenerator } from './lib/drive.mjs';
+import { buildTime, describeMachine, describeRevision } from './lib/machine.mjs';
+import { createPool } from './lib/pool.mjs';
+import { cpuMicros, machineBusyMicros } from './lib/proc-stats.mjs';
+import { writeReports } from './lib/report.mjs';
+import { defineScenarios } from './lib/scenarios.mjs';
+import { createScratchDatabase, isLocal, postgresVersion, seedEmbedded, seedPostgres } from './lib/seed.mjs';
+import { PROFILE_DIR, ROOT, startService } from './lib/servers.mjs';
+import { median } from './lib/stats.mjs';
+
+const SMALL = 10_000;
+const BIG = 1_000_000;
+const STARTUP_TARGET_MS = 5_000;
+const RSS_TARGET_MB = 250;
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'boolean', default: false },
+    pairs: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string' },
+    only: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    out: { type: 'string', default: 'latest' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (args.help) {
+  console.log(`node bench/run.mjs [--quick] [--cpu-prof] [--pairs N] [--duration S] [--warmup S] [--connections N]
+  [--only id,id] [--keep] [--out NAME (bench/results/NAME.{md,json,svg}, default latest)]
+PostgreSQL scenarios run when DATABASE_URL is set (scratch databases petstore_bench_* are created and dropped).`);
+  process.exit(0);
+}
+
+if (!/^[\w.-]+$/.test(args.out)) {
+  console.error('--out takes a plain file name such as "latest" or "profiled"');
+  process.exit(2);
+}
+
+const settings = {
+  mode: args.quick ? 'quick' : 'full',
+  pairs: Number(args.pairs ?? (args.quick ? 2 : 5)),
+  duration: Number(args.duration ?? (args.quick ? 2 : 10)),
+  warmup: Number(args.warmup ?? (args.quick ? 1 : 2)),
+  connections: Number(args.connections ?? 50),
+  latencyConnections: 10,
+  latencyDuration: args.quick ? 1 : 5,
+  startupRuns: args.quick ? 2 : 5,
+  cpuProf: args['cpu-prof'],
+  only: args.only?.split(',').map((s) => s.trim()),
+};
+
+const log = (message) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${message}\n`);
+const t0 = performance.now();
+const databaseUrl = process.env.DATABASE_URL || undefined;
+const workDir = await mkdtemp(join(tmpdir(), 'petstore-bench-'));
+const logDir = join(workDir, 'logs');
+await mkdir(logDir, { recursive: true });
+if (settings.cpuProf) await mkdir(PROFILE_DIR, { recursive: true });
+const pool = createPool();
+const scratch = [];
+let loadGenerator;
+let failed = false;
+
+async function cleanUp() {
+  await pool.stopAll().catch((error) => log(`stopping servers: ${error.message}`));
+  await loadGenerator?.close();
+  for (const db of scratch) await db.drop().catch((error) => log(`dropping ${db.name}: ${error.message}`));
+  if (!args.keep && !failed) await rm(workDir, { recursive: true, force: true });
+  else log(`logs and data kept in ${workDir}`);
+}
+process.once('SIGINT', () => {
+  log('interrupted; cleaning up');
+  failed = true;
+  cleanUp().finally(() => process.exit(130));
+});
+
+/** Times `npm start` (node apps/server/dist/main.js) on a fresh embedded data folder to the first 200 from /healthz. */
+async function measureStartup() {
+  const runs = [];
+  const dirs = [];
+  const otherCores = [];
+  for (let i = 0; i < settings.startupRuns; i++) {
+    const dataDir = join(workDir, `embedded-${i}`);
+    const start = () => startService({ name: `startup-${i}`, logDir, dataDir });
+    const before = { machine: machineBusyMicros(), harness: process.cpuUsage(), at: performance.now() };
+    const server = await start().catch(async (error) => {
+      // Something outside the run stopped it (seen on a shared machine): measure this start again on a fresh folder.
+      log(`start-up ${i + 1}: ${error.message.split('\n')[0]}; measuring it again`);
+      await rm(dataDir, { recursive: true, force: true });
+      return start();
+    });
+    // Cores that other processes kept busy meanwhile: start-up is as sensitive to a busy machine as any run.
+    const harness = process.cpuUsage(before.harness);
+    const others = machineBusyMicros() - before.machine - cpuMicros(server.pid) - harness.user - harness.system;
+    otherCores.push(others / 1e3 / (performance.now() - before.at));
+    await server.stop();
+    runs.push(server.startMs);
+    dirs.push(dataDir);
+    log(`start-up ${i + 1}/${settings.startupRuns}: ${Math.round(server.startMs)} ms (other load ${Math.max(0, otherCores.at(-1)).toFixed(2)} cores)`);
+  }
+  return { runs, dirs, otherCores };
+}
+
+/** Creates a scratch database, lets the service migrate it (by starting once), then seeds `count` animals. */
+async function preparePostgres(label, count) {
+  const db = await createScratchDatabase(databaseUrl, label);
+  scratch.push(db);
+  const server = await startService({ name: `migrate-${label}`, logDir, databaseUrl: db.url });
+  await server.stop();
+  const started = performance.now();
+  await seedPostgres(db.url, count);
+  log(`${db.name}: ${count.toLocaleString('en-US')} pets seeded in ${Math.round(performance.now() - started)} ms`);
+  return db;
+}
+
+function summarize(runs) {
+  const pick = (name) => median(runs.map((r) => r[name]));
+  return {
+    rps: pick('rps'),
+    p50Ms: pick('p50Ms'),
+    p99Ms: pick('p99Ms'),
+    cpuUsPerRequest: pick('cpuUsPerRequest'),
+    ...(runs[0]?.dbCpuUsPerRequest !== undefined ? { dbCpuUsPerRequest: pick('dbCpuUsPerRequest') } : {}),
+    bytesPerResponse: pick('bytesPerResponse'),
+    completed: runs.reduce((sum, r) => sum + r.completed, 0),
+    non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: runs.reduce((sum, r) => sum + r.errors + r.timeouts, 0),
+    otherCores: median(runs.map((r) => r.cores.other)),
+    systemShare: median(runs.map((r) => r.systemShare)),
+  };
+}
+
+async function send(server, request) {
+  const response = await fetch(server.url + request.path, { method: request.method ?? 'GET', headers: request.headers, body: request.body });
+  return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
+}
+
+/** Runs one scenario: checks both sides answer, warms them, then alternates A B A B … */
+async function runScenario(scenario, ctx) {
+  const a = await pool.get(scenario.a.spec);
+  const b = await pool.get(scenario.b.spec);
+  const requestOf = (side) => scenario.request[side] ?? scenario.request;
+  const latency = scenario.kind === 'latency';
+  const load = {
+    duration: latency ? settings.latencyDuration : settings.duration,
+    connections: latency ? settings.latencyConnections : settings.connections,
+    measureDatabase: ctx.measureDatabase && scenario.database === 'postgres',
+  };
+
+  const [first, second] = [await send(a, requestOf('a')), await send(b, requestOf('b'))];
+  for (const [side, answer] of [['baseline', first], ['service', second]]) {
+    if (answer.status < 200 || answer.status > 299) throw new Error(`the ${side} answered ${answer.status}: ${answer.body.toString().slice(0, 200)}`);
+  }
+  const notes = [];
+  if (scenario.compareBodies) {
+    notes.push(first.body.equals(second.body) ? `Response bodies byte-identical (${second.body.length} bytes).` : `Response bodies differ (${first.body.length} vs ${second.body.length} bytes).`);
+  }
+
+  // Warm each server once per kind of request (method and path without query), not once per scenario.
+  for (const [server, side] of [[a, 'a'], [b, 'b']]) {
+    const request = requestOf(side);
+    const kind = `${request.method ?? 'GET'} ${request.path.split('?')[0]}`;
+    if (server.warmed.has(kind)) continue;
+    server.warmed.add(kind);
+    await loadGenerator.drive(server, request, { ...load, duration: settings.warmup, measureDatabase: false });
+  }
+
+  const pairs = [];
+  for (let i = 0; i < settings.pairs; i++) {
+    const ra = await loadGenerator.drive(a, requestOf('a'), load);
+    a.windows.push(ra.window);
+    const rb = await loadGenerator.drive(b, requestOf('b'), load);
+    b.windows.push(rb.window);
+    const ratio = latency ? rb.p50Ms / ra.p50Ms : rb.rps / ra.rps;
+    pairs.push({ a: ra, b: rb, ratio });
+    log(`  pair ${i + 1}: ${scenario.a.label} ${Math.round(ra.rps)} req/s p50 ${ra.p50Ms?.toFixed(2)} ms · ${scenario.b.label} ${Math.round(rb.rps)} req/s p50 ${rb.p50Ms?.toFixed(2)} ms · ratio ${ratio.toFixed(3)}`);
+  }
+  const measured = median(pairs.map((p) => p.ratio));
+  const summaryA = summarize(pairs.map((p) => p.a));
+  const summaryB = summarize(pairs.map((p) => p.b));
+  const met = scenario.target.op === '>=' ? measured >= scenario.target.value : measured <= scenario.target.value;
+  const bad = summaryA.non2xx + summaryA.errors + summaryB.non2xx + summaryB.errors;
+  if (bad) notes.push(`${bad} responses were not 2xx or failed: the numbers are not valid.`);
+  if (scenario.database === 'postgres' && summaryB.dbCpuUsPerRequest !== undefined && summaryB.dbCpuUsPerRequest < 2) {
+    notes.push(`PostgreSQL spent ${summaryB.dbCpuUsPerRequest.toFixed(1)} µs per service request: the service answered from memory (its page cache) without querying it, so this row does not exercise the database.`);
+  }
+  return {
+    measured,
+    status: bad ? 'failed' : met ? 'met' : 'missed',
+    a: { label: scenario.a.label, server: a.name, summary: summaryA },
+    b: { label: scenario.b.label, server: b.name, summary: summaryB },
+    pairs,
+    note: [...notes, scenario.note].filter(Boolean).join(' '),
+    peakRssMB: scenario.recordPeakRss ? b.peakRss() / 2 ** 20 : undefined,
+    restartMs: b.startMs,
+  };
+}
+
+const results = [];
+let pgVersion;
+let builtAt;
+try {
+  const machine = describeMachine();
+  builtAt = buildTime(ROOT);
+  if (!builtAt) throw new Error('apps/server/dist is missing: run `npm run build` first (npm run bench does)');
+  log(`${settings.mode} run on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}; work dir ${workDir}`);
+  if (databaseUrl) pgVersion = `${await postgresVersion(databaseUrl)}${isLocal(databaseUrl) ? ' (local)' : ''}`;
+  else log('DATABASE_URL is not set: the PostgreSQL scenarios are skipped');
+
+  const wanted = (...ids) => !settings.only || ids.some((id) => settings.only.includes(id));
+  const bigOnPostgres = Boolean(databaseUrl);
+  // Without --only the start-up runs are measured; with --only they still make the fresh embedded data folders.
+  settings.startupRuns = Math.max(wanted('startup') ? settings.startupRuns : 1, bigOnPostgres || !wanted('big-first-page', 'big-deep-page') ? 1 : 2);
+
+  // Start-up first, while nothing else runs; its fresh data folders become the embedded databases.
+  const startup = await measureStartup();
+  const embedded = { small: startup.dirs[0], big: bigOnPostgres ? undefined : startup.dirs[1] };
+  const bigDataWanted = wanted('big-first-page', 'big-deep-page');
+  if (!bigDataWanted) embedded.big = undefined;
+  const seedingEmbedded = (async () => {
+    await seedEmbedded(embedded.small, SMALL);
+    if (embedded.big) {
+      const started = performance.now();
+      await seedEmbedded(embedded.big, BIG);
+      log(`embedded: ${BIG.toLocaleString('en-US')} pets seeded in ${Math.round(performance.now() - started)} ms`);
+    }
+    for (const dir of startup.dirs.slice(2)) await rm(dir, { recursive: true, force: true });
+  })();
+  // Set-up work runs side by side; nothing is measured until it is all done.
+  const [postgres] = await Promise.all([
+    databaseUrl &&
+      Promise.all([preparePostgres('main', SMALL), bigDataWanted && preparePostgres('big', BIG)]).then(([main, big]) => ({ main, big })),
+    seedingEmbedded,
+    startLoadGenerator().then((generator) => (loadGenerator = generator)),
+  ]);
+  const bigData = {
+    backend: bigOnPostgres ? 'postgres' : 'embedded',
+    small: SMALL,
+    big: BIG,
+    note: bigOnPostgres
+      ? 'Run on PostgreSQL (seeded with generate_series); the embedded database runs it when DATABASE_URL is unset.'
+      : 'Run on the embedded database because DATABASE_URL is unset.',
+  };
+  const ctx = { settings, logDir, workDir, postgres, embedded, bigData, measureDatabase: Boolean(databaseUrl && isLocal(databaseUrl)) };
+  const scenarios = defineScenarios(ctx).filter((s) => wanted(s.id));
+  const runnable = (s) => !s.skip;
+
+  const rssRow = { id: 'peak-rss', title: 'Peak RSS of the service under the first scenario', kind: 'memory', target: { op: '<=', value: RSS_TARGET_MB, unit: ' MB' } };
+  for (const [i, scenario] of scenarios.entries()) {
+    const row = { id: scenario.id, title: scenario.title, chartLabel: scenario.chartLabel, kind: scenario.kind, target: scenario.target };
+    if (scenario.skip) {
+      Object.assign(row, { status: 'skipped', reason: scenario.skip, a: { label: scenario.a.label } });
+      log(`${scenario.id}: skipped (${scenario.skip})`);
+    } else {
+      log(`${scenario.id}: ${scenario.title}`);
+      try {
+        const result = await runScenario(scenario, ctx).catch((error) => {
+          if (error.name !== 'ServerExited') throw error;
+          log(`${scenario.id}: ${error.message}; running the scenario again with a fresh server`);
+          return runScenario(scenario, ctx).then((retried) => ({ ...retried, note: `${retried.note} Run twice: ${error.message}.` }));
+        });
+        Object.assign(row, result);
+        if (result.peakRssMB !== undefined) {
+          Object.assign(rssRow, { measured: result.peakRssMB, status: result.peakRssMB <= RSS_TARGET_MB ? 'met' : 'missed', note: `VmHWM (the process's peak since it started, start-up included) of ${result.b.server}, read after the scenario's last run.` });
+        }
+        if (scenario.id === 'rest-list-embedded') startup.restartMs = result.restartMs;
+        log(`${scenario.id}: ${row.measured.toFixed(3)}x (${row.status})`);
+      } catch (error) {
+        Object.assign(row, { status: 'failed', reason: error.message.split('\n')[0] });
+        log(`${scenario.id}: failed: ${error.stack}`);
+        failed = true;
+      }
+      delete row.restartMs;
+      delete row.peakRssMB;
+    }
+    results.push(row);
+    const needed = new Set(scenarios.slice(i + 1).filter(runnable).flatMap((s) => [s.a.spec.key, s.b.spec.key]));
+    await pool.stopExcept(needed);
+  }
+
+  const startupMs = median(startup.runs);
+  if (wanted('startup')) results.push({
+    id: 'startup',
+    title: '`npm start` to 200 from /healthz, embedded DB, fresh data folder',
+    kind: 'startup',
+    target: { op: '<=', value: STARTUP_TARGET_MS / 1000, unit: ' s' },
+    measured: startupMs,
+    runsMs: startup.runs.map(Math.round),
+    otherCores: startup.otherCores.map((c) => Math.round(Math.max(0, c) * 100) / 100),
+    status: startupMs <= STARTUP_TARGET_MS ? 'met' : 'missed',
+    note:
+      `Median of ${startup.runs.length} starts (${startup.runs.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s, while other processes and kernel threads kept ` +
+      `${startup.otherCores.map((c) => Math.max(0, c).toFixed(2)).join(', ')} cores busy), node apps/server/dist/main.js as npm start runs it, /healthz polled every 20 ms.` +
+      (startup.restartMs ? ` A restart on an existing data folder with ${SMALL.toLocaleString('en-US')} pets took ${(startup.restartMs / 1000).toFixed(2)} s.` : ''),
+  });
+  if (rssRow.status) results.push(rssRow);
+  await pool.stopAll();
+
+  const runsOf = (name) =>
+    results.flatMap((r) => (r.pairs ?? []).flatMap((p) => [r.a.server === name && p.a, r.b.server === name && p.b].filter(Boolean)));
+  const profiles = pool.stopped
+    .filter((s) => s.profile)
+    .map((s) => {
+      const runs = runsOf(s.name);
+      const cpuMs = runs.reduce((sum, r) => sum + (r.cpuUsPerRequest * r.completed) / 1000, 0);
+      const systemMs = runs.reduce((sum, r) => sum + (r.systemShare * r.cpuUsPerRequest * r.completed) / 1000, 0);
+      return {
+        ...s.profile,
+        server: s.key,
+        scenarios: results.filter((r) => r.b?.server === s.name || r.a?.server === s.name).map((r) => r.id),
+        measuredCpuMs: Math.round(cpuMs),
+        measuredSystemShare: cpuMs ? Math.round((systemMs / cpuMs) * 100) / 100 : undefined,
+      };
+    });
+  const run = {
+    finishedAt: new Date().toISOString(),
+    revision: describeRevision(ROOT),
+    builtAt,
+    rebuiltDuringRun: buildTime(ROOT) !== builtAt,
+    elapsedS: (performance.now() - t0) / 1000,
+    settings,
+    machine: { ...machine, loadAverageAtEnd: describeMachine().loadAverage },
+    postgres: pgVersion,
+    scenarios: results,
+    servers: pool.stopped.map(({ profile, ...s }) => s),
+    profiles,
+  };
+  const markdown = await writeReports(join(ROOT, 'bench/results'), args.out, run);
+  console.log(markdown);
+  log(`reports written to bench/results/${args.out}.{md,json,svg}`);
+} catch (error) {
+  failed = true;
+  log(`run failed: ${error.stack}`);
+  process.exitCode = 1;
+} finally {
+  await cleanUp();
+}
