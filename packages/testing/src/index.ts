@@ -79,3 +79,22 @@ export const testDatabases: TestDatabase[] = [
       ]
     : []),
 ];
+
+/**
+ * Two instances on one fresh, migrated PostgreSQL database: two pools, as two servers would have.
+ * @example const { first, second, close } = await openTwoInstances(); … await close()
+ */
+export async function openTwoInstances() {
+  const postgres = testDatabases.find((d) => d.name === 'postgres');
+  if (!postgres) throw new Error('DATABASE_URL is not set');
+  const first = await postgres.open();
+  const second = await openDatabase({ databaseUrl: first.url! });
+  return {
+    first,
+    second,
+    async close() {
+      await second.close();
+      await first.close();
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { openDatabase, type OpenDatabase } from '@petstore/embed';
-import { databaseUrl, testDatabases } from '@petstore/testing';
+import type { OpenDatabase } from '@petstore/embed';
+import { databaseUrl, openTwoInstances, testDatabases } from '@petstore/testing';
 import type { Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -127,17 +127,14 @@ describe.each(testDatabases)('the idempotency store on $name', (database) => {
 });
 
 describe.skipIf(!databaseUrl)('Idempotency-Key across instances on PostgreSQL', () => {
-  let first: OpenDatabase & { url?: string };
+  let first: OpenDatabase;
   let second: OpenDatabase;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    first = await testDatabases.find((d) => d.name === 'postgres')!.open();
-    second = await openDatabase({ databaseUrl: first.url! });
+    ({ first, second, close } = await openTwoInstances());
   });
-  afterAll(async () => {
-    await second?.close();
-    await first?.close();
-  });
+  afterAll(() => close?.());
 
   it('creates exactly one animal when two instances on two pools race with the same key', async () => {
     const clock: Clock = { now: () => start };

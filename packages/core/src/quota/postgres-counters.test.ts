@@ -1,5 +1,5 @@
 import { openDatabase, type OpenDatabase } from '@petstore/embed';
-import { databaseUrl, scratchPostgres, testDatabases } from '@petstore/testing';
+import { databaseUrl, openTwoInstances, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createQuota,
@@ -59,17 +59,14 @@ describe('the quota on a database it cannot use', () => {
 });
 
 describe.skipIf(!databaseUrl)('the quota on PostgreSQL', () => {
-  let first: OpenDatabase & { url?: string };
+  let first: OpenDatabase;
   let second: OpenDatabase;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
-    first = await testDatabases.find((d) => d.name === 'postgres')!.open();
-    second = await openDatabase({ databaseUrl: first.url! });
+    ({ first, second, close } = await openTwoInstances());
   });
-  afterAll(async () => {
-    await second?.close();
-    await first?.close();
-  });
+  afterAll(() => close?.());
 
   it('lets exactly 60 of 75 concurrent requests through when two pools share one database', async () => {
     const a = createQuota({ store: 'postgres', pool: first.pool!, clock });
