@@ -9,7 +9,7 @@ import { headersOf } from './response-headers.js';
 import { matchesProcedure } from './matches-procedure.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
-const REQUEST_ID = /^[!-~]{1,200}$/;
+const REQUEST_ID = /^[!-~]{1,128}$/;
 
 /** What {@link createTrpcHandler} is built from. */
 export interface TrpcHandlerOptions {
