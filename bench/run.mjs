@@ -1,17 +1,19 @@
 #!/usr/bin/env node
 // The Pet Store benchmark: `npm run bench [-- --quick] [-- --cpu-prof]`. See bench/README.md.
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startLoadGenerator } from './lib/drive.mjs';
-import { buildTime, describeMachine, describeRevision } from './lib/machine.mjs';
+import { describeMachine, describeRevision } from './lib/machine.mjs';
 import { createPool } from './lib/pool.mjs';
 import { cpuMicros, machineBusyMicros } from './lib/proc-stats.mjs';
 import { writeReports } from './lib/report.mjs';
-import { defineScenarios } from './lib/scenarios.mjs';
+import { defineScenarios, SCENARIO_IDS } from './lib/scenarios.mjs';
 import { createScratchDatabase, isLocal, postgresVersion, seedEmbedded, seedPostgres } from './lib/seed.mjs';
 import { PROFILE_DIR, ROOT, startService } from './lib/servers.mjs';
+import { snapshotBuild } from './lib/snapshot.mjs';
 import { median } from './lib/stats.mjs';
 
 const SMALL = 10_000;
@@ -58,6 +60,18 @@ const settings = {
   only: args.only?.split(',').map((s) => s.trim()),
 };
 
+const unknown = settings.only?.filter((id) => id !== 'startup' && !SCENARIO_IDS.includes(id));
+if (unknown?.length) {
+  console.error(`--only: no scenario ${unknown.join(', ')}; there are startup, ${SCENARIO_IDS.join(', ')}`);
+  process.exit(2);
+}
+for (const name of ['pairs', 'duration', 'warmup', 'connections']) {
+  if (!(Number.isInteger(settings[name]) && settings[name] >= 1)) {
+    console.error(`--${name} takes a whole number from 1`);
+    process.exit(2);
+  }
+}
+
 const log = (message) => process.stderr.write(`[bench ${((performance.now() - t0) / 1000).toFixed(1).padStart(5)}s] ${message}\n`);
 const t0 = performance.now();
 const databaseUrl = process.env.DATABASE_URL || undefined;
@@ -68,20 +82,24 @@ if (settings.cpuProf) await mkdir(PROFILE_DIR, { recursive: true });
 const pool = createPool();
 const scratch = [];
 let loadGenerator;
+let snapshot;
 let failed = false;
 
 async function cleanUp() {
   await pool.stopAll().catch((error) => log(`stopping servers: ${error.message}`));
   await loadGenerator?.close();
+  await snapshot?.remove();
   for (const db of scratch) await db.drop().catch((error) => log(`dropping ${db.name}: ${error.message}`));
   if (!args.keep && !failed) await rm(workDir, { recursive: true, force: true });
   else log(`logs and data kept in ${workDir}`);
 }
-process.once('SIGINT', () => {
-  log('interrupted; cleaning up');
-  failed = true;
-  cleanUp().finally(() => process.exit(130));
-});
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`);
+    failed = true;
+    cleanUp().finally(() => process.exit(130));
+  });
+}
 
 /** Times `npm start` (node apps/server/dist/main.js) on a fresh embedded data folder to the first 200 from /healthz. */
 async function measureStartup() {
@@ -90,7 +108,7 @@ async function measureStartup() {
   const otherCores = [];
   for (let i = 0; i < settings.startupRuns; i++) {
     const dataDir = join(workDir, `embedded-${i}`);
-    const start = () => startService({ name: `startup-${i}`, logDir, dataDir });
+    const start = () => startService({ name: `startup-${i}`, logDir, main: snapshot.main, dataDir });
     const before = { machine: machineBusyMicros(), harness: process.cpuUsage(), at: performance.now() };
     const server = await start().catch(async (error) => {
       // Something outside the run stopped it (seen on a shared machine): measure this start again on a fresh folder.
@@ -114,7 +132,7 @@ async function measureStartup() {
 async function preparePostgres(label, count) {
   const db = await createScratchDatabase(databaseUrl, label);
   scratch.push(db);
-  const server = await startService({ name: `migrate-${label}`, logDir, databaseUrl: db.url });
+  const server = await startService({ name: `migrate-${label}`, logDir, main: snapshot.main, databaseUrl: db.url });
   await server.stop();
   const started = performance.now();
   await seedPostgres(db.url, count);
@@ -207,11 +225,12 @@ async function runScenario(scenario, ctx) {
 
 const results = [];
 let pgVersion;
-let builtAt;
+let revision;
 try {
   const machine = describeMachine();
-  builtAt = buildTime(ROOT);
-  if (!builtAt) throw new Error('apps/server/dist is missing: run `npm run build` first (npm run bench does)');
+  if (!existsSync(join(ROOT, 'apps/server/dist/main.js'))) throw new Error('apps/server/dist is missing: run `npm run build` first (npm run bench does)');
+  revision = describeRevision(ROOT);
+  snapshot = await snapshotBuild(ROOT);
   log(`${settings.mode} run on ${machine.cpu} (${machine.cores} cores), Node ${machine.node}; work dir ${workDir}`);
   if (databaseUrl) pgVersion = `${await postgresVersion(databaseUrl)}${isLocal(databaseUrl) ? ' (local)' : ''}`;
   else log('DATABASE_URL is not set: the PostgreSQL scenarios are skipped');
@@ -250,7 +269,16 @@ try {
       ? 'Run on PostgreSQL (seeded with generate_series); the embedded database runs it when DATABASE_URL is unset.'
       : 'Run on the embedded database because DATABASE_URL is unset.',
   };
-  const ctx = { settings, logDir, workDir, postgres, embedded, bigData, measureDatabase: Boolean(databaseUrl && isLocal(databaseUrl)) };
+  const ctx = {
+    settings,
+    logDir,
+    workDir,
+    serviceMain: snapshot.main,
+    postgres,
+    embedded,
+    bigData,
+    measureDatabase: Boolean(databaseUrl && isLocal(databaseUrl)),
+  };
   const scenarios = defineScenarios(ctx).filter((s) => wanted(s.id));
   const runnable = (s) => !s.skip;
 
@@ -323,9 +351,8 @@ try {
     });
   const run = {
     finishedAt: new Date().toISOString(),
-    revision: describeRevision(ROOT),
-    builtAt,
-    rebuiltDuringRun: buildTime(ROOT) !== builtAt,
+    revision,
+    builtAt: snapshot.builtAt,
     elapsedS: (performance.now() - t0) / 1000,
     settings,
     machine: { ...machine, loadAverageAtEnd: describeMachine().loadAverage },

@@ -40,7 +40,7 @@ async function run(options) {
     completed,
     ok: result['2xx'],
     non2xx: result.non2xx,
-    statusCodes: result.statusCodeStats,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count])),
     errors: result.errors,
     timeouts: result.timeouts,
     rps: completed / result.duration,

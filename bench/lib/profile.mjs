@@ -7,7 +7,11 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 function shortUrl(url) {
   if (!url) return '';
   const path = url.startsWith('file://') ? new URL(url).pathname : url;
-  return path.startsWith('/') ? relative(ROOT, path) : path;
+  if (!path.startsWith('/')) return path;
+  // Code run from the snapshot of the build (lib/snapshot.mjs) is named as in the working tree.
+  return relative(ROOT, path)
+    .replace(/^bench\/\.build\/run-[^/]+\/server-dist\//, 'apps/server/dist/')
+    .replace(/^bench\/\.build\/run-[^/]+\/node_modules\/@petstore\/([^/]+)\//, 'packages/$1/');
 }
 
 /** Where a function lives, coarsely: a dependency, a workspace package, Node itself, or V8's own buckets. */

@@ -28,7 +28,7 @@ export function toMarkdown(run) {
   const out = [];
   out.push(`# Pet Store benchmark (${settings.mode})`, '');
   out.push(
-    `${run.finishedAt} · ${run.revision}, built ${run.builtAt}${run.rebuiltDuringRun ? ' (**rebuilt during the run: numbers mix two builds**)' : ''} · ${settings.pairs} pairs (A B A B …) of ${settings.duration} s per run, ${settings.warmup} s warm-up · ` +
+    `${run.finishedAt} · ${run.revision}, build of ${run.builtAt} (a copy taken at the start of the run) · ${settings.pairs} pairs (A B A B …) of ${settings.duration} s per run, ${settings.warmup} s warm-up · ` +
       `${settings.connections} connections (latency scenarios: ${settings.latencyConnections}, ${settings.latencyDuration} s), pipelining 1 · ` +
       `autocannon ${machine.autocannon} in its own process · whole run ${Math.round(run.elapsedS)} s` +
       (settings.cpuProf ? ' · **service under --cpu-prof: numbers include profiler overhead**' : ''),
@@ -148,12 +148,16 @@ export function toSvg(run) {
   return parts.join('\n');
 }
 
+/** Keeps the JSON small: 4 significant digits, no internal timing windows. */
+const compact = (key, value) =>
+  key === 'window' ? undefined : typeof value === 'number' && !Number.isInteger(value) ? round(value, 4) : value;
+
 /** Writes NAME.md, NAME.json and NAME.svg under `dir` (NAME is `latest` unless --out says otherwise). */
 export async function writeReports(dir, name, run) {
   await mkdir(dir, { recursive: true });
   const markdown = toMarkdown(run);
   await writeFile(join(dir, `${name}.md`), `${markdown}\n`);
-  await writeFile(join(dir, `${name}.json`), `${JSON.stringify(run, null, 2)}\n`);
+  await writeFile(join(dir, `${name}.json`), `${JSON.stringify(run, compact, 1)}\n`);
   await writeFile(join(dir, `${name}.svg`), `${toSvg(run)}\n`);
   return markdown;
 }

@@ -4,6 +4,18 @@ import { join } from 'node:path';
 import { cursorAfter } from './cursor.mjs';
 import { API_KEY, startBareInsert, startBareList, startService, startTrpcMemory } from './servers.mjs';
 
+/** Every scenario's id, in the order they run. */
+export const SCENARIO_IDS = Object.freeze([
+  'rest-list-embedded',
+  'rest-list-pg-memory',
+  'rest-list-pg-postgres',
+  'trpc-list-pg',
+  'big-first-page',
+  'big-deep-page',
+  'big-every-page',
+  'rest-create-pg',
+]);
+
 export const LIST_PATH = '/v1/pets?limit=20&status=available';
 const TRPC_LIST_PATH = `/trpc/pets.list?input=${encodeURIComponent(JSON.stringify({ limit: 20, status: 'available' }))}`;
 const AUTH = { authorization: `Bearer ${API_KEY}` };
@@ -37,7 +49,7 @@ export function defineScenarios(ctx) {
   const service = (label, options, scenarioId) => {
     // Under --cpu-prof each scenario gets its own service process, so each profile holds one scenario.
     const key = settings.cpuProf ? `service-${label}-${scenarioId}` : `service-${label}`;
-    return { key, start: () => startService({ name: key, logDir, profile: settings.cpuProf, ...options }) };
+    return { key, start: () => startService({ name: key, logDir, main: ctx.serviceMain, profile: settings.cpuProf, ...options }) };
   };
   const bareList = (serviceSpec) => ({
     key: `bare-list-for-${serviceSpec.key}`,

@@ -13,10 +13,10 @@ export const API_KEY = 'bench-key-0123456789abcdef';
 const API_KEYS = `${API_KEY}:enterprise:2000000000:2000000000`;
 
 /**
- * Starts `node apps/server/dist/main.js` as `npm start` does, on PostgreSQL (`databaseUrl`) or the embedded
+ * Starts `node apps/server/dist/main.js` as `npm start` does (or `main`, a snapshot of it), on PostgreSQL (`databaseUrl`) or the embedded
  * database (`dataDir`), with the given rate-limit store. `profile` adds `--cpu-prof` into bench/results/profiles.
  */
-export async function startService({ name, logDir, databaseUrl, dataDir, limiter, profile = false }) {
+export async function startService({ name, logDir, main = SERVICE_MAIN, databaseUrl, dataDir, limiter, profile = false }) {
   const port = await freePort();
   const profileFile = profile ? join(PROFILE_DIR, `${name}.cpuprofile`) : undefined;
   const args = profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
@@ -31,7 +31,7 @@ export async function startService({ name, logDir, databaseUrl, dataDir, limiter
   });
   const server = await startProcess({
     name,
-    args: [...args, SERVICE_MAIN],
+    args: [...args, main],
     env,
     cwd: ROOT,
     healthUrl: `http://127.0.0.1:${port}/healthz`,
