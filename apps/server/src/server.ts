@@ -56,7 +56,13 @@ export async function startServer(
     redirects: config.redirects,
     onError: observability.onError,
   });
-  const server = createServer({ keepAliveTimeout: 5_000 }, observability.wrap(handler, service.store.recallKey));
+  const serve = observability.wrap(handler, service.store.recallKey);
+  let stopping = false;
+  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+    // Once stopping, every response closes its connection, so busy keep-alive clients drain instead of holding on.
+    if (stopping) res.setHeader('connection', 'close');
+    serve(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {
@@ -70,6 +76,7 @@ export async function startServer(
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      stopping = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();

@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +60,40 @@ describe('the service process on the embedded database', () => {
     const [code] = await once(server.child, 'exit');
     expect(code).toBe(0);
     expect(server.stdout()).toContain('"msg":"Stopped"');
+  });
+
+  it('drains busy keep-alive clients on SIGTERM and stops cleanly, failing none of their requests', async () => {
+    const key = 'draining-key-0123456789';
+    const server = await startProcess({ PETSTORE_DATA_DIR: 'memory://', PETSTORE_API_KEYS: `${key}:enterprise:100000:1000000` });
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    const { hostname, port } = new URL(server.url);
+    const statuses: number[] = [];
+    const get = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ agent, hostname, port, path: '/v1/pets', headers: { authorization: `Bearer ${key}` } }, (res) => {
+          res.resume().on('end', () => resolve(res.statusCode!));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    let running = true;
+    const clients = Array.from({ length: 8 }, async () => {
+      while (running) statuses.push(await get().catch(() => 0));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stoppedAt = Date.now();
+    server.child.kill('SIGTERM');
+    const [code] = await once(server.child, 'exit');
+    const took = Date.now() - stoppedAt;
+    running = false;
+    await Promise.all(clients);
+    agent.destroy();
+    expect(code).toBe(0);
+    expect(took).toBeLessThan(5_000);
+    const answered = statuses.filter((s) => s !== 0);
+    expect(answered.length).toBeGreaterThan(0);
+    expect(answered.every((s) => s === 200)).toBe(true);
+    expect(server.stdout()).not.toContain('request failed');
   });
 
   it('refuses a second process on the same embedded database folder', async () => {
