@@ -1,4 +1,5 @@
 import { testDatabases } from '@petstore/testing';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPetStore, PetStoreError, type Clock, type PetStore } from '../index.js';
 
@@ -109,5 +110,25 @@ describe.each(testDatabases)('the pet store on $name', (database) => {
     expect(error.toBody()).toMatchObject({ code: 'gone', status: 410 });
     expect(error.meta.deprecation).toBeDefined();
     clock.at = saved;
+  });
+});
+
+describe.each(testDatabases)('ids on $name', (database) => {
+  it('assigns ids up to 2^53-1 exactly and never above', async () => {
+    const opened = await database.open();
+    try {
+      const store = createPetStore({ db: opened.db });
+      const { key: apiKey } = await store.apiKeys.create({ plan: 'pro' });
+      await sql`alter table pets alter column id restart with 9007199254740990`.execute(opened.db);
+      expect((await store.createPet({ name: 'Last but one', categoryId: 1 }, { apiKey })).data.id).toBe(9007199254740990);
+      expect((await store.createPet({ name: 'Last', categoryId: 1 }, { apiKey })).data.id).toBe(Number.MAX_SAFE_INTEGER);
+      const beyond = await store.createPet({ name: 'Beyond', categoryId: 1 }, { apiKey }).catch((e: unknown) => e);
+      expect(beyond).toBeInstanceOf(PetStoreError);
+      expect((beyond as PetStoreError).toBody()).toEqual({ code: 'internal_error', message: 'An internal error occurred.', status: 500 });
+      const listed = (await store.listPets({ limit: 100 }, { apiKey })).data.map((p) => p.id);
+      expect(Math.max(...listed)).toBe(Number.MAX_SAFE_INTEGER);
+    } finally {
+      await opened.close();
+    }
   });
 });
