@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { migrateToLatest } from '@petstore/core';
+import { migrateToLatest, PetStoreError } from '@petstore/core';
 import { openDatabase, type OpenDatabase } from '@petstore/embed';
 import pg from 'pg';
+import { expect } from 'vitest';
 
 /** A database a test can run on: PGlite always, PostgreSQL when `DATABASE_URL` is set. */
 export interface TestDatabase {
@@ -97,4 +98,18 @@ export async function openTwoInstances() {
       await first.close();
     },
   };
+}
+
+/**
+ * Awaits a call that must be refused and answers its PetStoreError; fails the test when it succeeds or throws
+ * anything else.
+ * @example expect((await refusal(store.listPets({}, {}))).code).toBe('missing_api_key')
+ */
+export async function refusal(promise: Promise<unknown>): Promise<PetStoreError> {
+  const error = await promise.then(
+    () => expect.unreachable('expected the call to be refused with a PetStoreError'),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(PetStoreError);
+  return error as PetStoreError;
 }

@@ -1,9 +1,8 @@
-import { testDatabases } from '@petstore/testing';
+import { refusal, testDatabases } from '@petstore/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPetStore,
   createQuota,
-  PetStoreError,
   responseHeaders,
   type Clock,
   type Database,
@@ -49,15 +48,6 @@ describe.each(testDatabases)('Idempotency-Key on createPet on $name', (database)
     );
   const entries = async (key: string, id = apiKeyId) =>
     db.selectFrom('idempotency_keys').selectAll().where('api_key_id', '=', id).where('key', '=', key).execute();
-
-  async function refusal(promise: Promise<unknown>): Promise<PetStoreError> {
-    const error = await promise.then(
-      () => expect.unreachable('expected a PetStoreError'),
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(PetStoreError);
-    return error as PetStoreError;
-  }
 
   it('replays the first response with the same id, 201 and replayed, and creates no second animal', async () => {
     const name = unique('Rex');

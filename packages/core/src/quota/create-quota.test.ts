@@ -1,4 +1,4 @@
-import { databaseUrl, testDatabases } from '@petstore/testing';
+import { databaseUrl, refusal, testDatabases } from '@petstore/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createQuota,
@@ -34,15 +34,6 @@ const stores: { name: string; open(): Promise<{ config: StoreConfig; close(): Pr
 
 const at = (iso: string) => Date.parse(iso);
 const unix = (iso: string) => Date.parse(iso) / 1000;
-
-async function refusal(promise: Promise<unknown>): Promise<PetStoreError> {
-  const error = await promise.then(
-    () => expect.unreachable('expected the request to be refused'),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PetStoreError);
-  return error as PetStoreError;
-}
 
 describe.each(stores)('the quota in $name', (backend) => {
   let config: StoreConfig;

@@ -1,11 +1,10 @@
 import { openDatabase, type OpenDatabase } from '@petstore/embed';
-import { databaseUrl, openTwoInstances, scratchPostgres } from '@petstore/testing';
+import { databaseUrl, openTwoInstances, refusal, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createQuota,
   isDatabaseUnavailable,
   migrateToLatest,
-  PetStoreError,
   plans,
   type ApiKeyRecord,
   type Clock,
@@ -21,15 +20,6 @@ const freeKey = (id: number): ApiKeyRecord => ({
   lastUsedAt: null,
   revokedAt: null,
 });
-
-async function refusal(promise: Promise<unknown>): Promise<PetStoreError> {
-  const error = await promise.then(
-    () => expect.unreachable('expected the request to be refused'),
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PetStoreError);
-  return error as PetStoreError;
-}
 
 describe('the quota on a database it cannot use', () => {
   it('answers unavailable, never a free pass, when PostgreSQL cannot be reached', async () => {

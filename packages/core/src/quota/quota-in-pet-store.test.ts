@@ -1,9 +1,8 @@
-import { testDatabases } from '@petstore/testing';
+import { refusal, testDatabases } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPetStore,
   createQuota,
-  PetStoreError,
   responseHeaders,
   type ClosableQuota,
   type Clock,
@@ -29,15 +28,6 @@ describe.each(testDatabases)('quotas in the pet store on $name', (database) => {
     };
   });
   afterAll(() => close());
-
-  async function refusal(promise: Promise<unknown>): Promise<PetStoreError> {
-    const error = await promise.then(
-      () => expect.unreachable('expected a PetStoreError'),
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(PetStoreError);
-    return error as PetStoreError;
-  }
 
   it('attaches the minute and day windows of the key to an admitted request and its outcome', async () => {
     nextMinute();

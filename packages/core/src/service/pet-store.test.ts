@@ -1,4 +1,4 @@
-import { testDatabases } from '@petstore/testing';
+import { refusal, testDatabases } from '@petstore/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPetStore, PetStoreError, type Clock, type PetStore } from '../index.js';
@@ -16,15 +16,6 @@ describe.each(testDatabases)('the pet store on $name', (database) => {
     apiKey = (await store.apiKeys.create({ plan: 'free', label: 'test' })).key;
   });
   afterAll(() => close());
-
-  const reject = async (promise: Promise<unknown>) => {
-    const error = await promise.then(
-      () => expect.unreachable('expected a PetStoreError'),
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(PetStoreError);
-    return error as PetStoreError;
-  };
 
   it('creates an animal with status available by default and reads it back', async () => {
     const created = await store.createPet({ name: 'Rex', categoryId: 3 }, { apiKey });
@@ -68,28 +59,28 @@ describe.each(testDatabases)('the pet store on $name', (database) => {
   });
 
   it('answers 404 not_found for an unknown id', async () => {
-    const error = await reject(store.getPet({ petId: 999_999 }, { apiKey }));
+    const error = await refusal(store.getPet({ petId: 999_999 }, { apiKey }));
     expect(error.toBody()).toMatchObject({ code: 'not_found', status: 404 });
   });
 
   it('answers 400 invalid_request listing every failing field', async () => {
-    const error = await reject(store.createPet({ name: '', categoryId: '5', id: 1 } as never, { apiKey }));
+    const error = await refusal(store.createPet({ name: '', categoryId: '5', id: 1 } as never, { apiKey }));
     expect(error.status).toBe(400);
     expect(error.code).toBe('invalid_request');
     expect(error.details?.map((d) => d.path).sort()).toEqual(['categoryId', 'id', 'name']);
   });
 
   it('rejects a cursor it did not issue', async () => {
-    const error = await reject(store.listPets({ cursor: 'bm90LWEtY3Vyc29y' }, { apiKey }));
+    const error = await refusal(store.listPets({ cursor: 'bm90LWEtY3Vyc29y' }, { apiKey }));
     expect(error.code).toBe('invalid_request');
     expect(error.details?.[0]?.path).toBe('cursor');
   });
 
   it('refuses a missing key and an unknown key with 401', async () => {
-    expect((await reject(store.listPets({}, {}))).code).toBe('missing_api_key');
-    expect((await reject(store.listPets({}, { apiKey: 'x'.repeat(20) }))).code).toBe('invalid_api_key');
+    expect((await refusal(store.listPets({}, {}))).code).toBe('missing_api_key');
+    expect((await refusal(store.listPets({}, { apiKey: 'x'.repeat(20) }))).code).toBe('invalid_api_key');
     const mistyped = apiKey.slice(0, -1) + (apiKey.endsWith('Z') ? 'Y' : 'Z');
-    expect((await reject(store.listPets({}, { apiKey: mistyped }))).code).toBe('invalid_api_key');
+    expect((await refusal(store.listPets({}, { apiKey: mistyped }))).code).toBe('invalid_api_key');
   });
 
   it('refuses a revoked key within one second', async () => {
@@ -97,7 +88,7 @@ describe.each(testDatabases)('the pet store on $name', (database) => {
     await store.listPets({}, { apiKey: key });
     expect(await store.apiKeys.revoke(record.id)).toBe(true);
     clock.at += 1000;
-    expect((await reject(store.listPets({}, { apiKey: key }))).code).toBe('invalid_api_key');
+    expect((await refusal(store.listPets({}, { apiKey: key }))).code).toBe('invalid_api_key');
   });
 
   it('answers 410 gone on getPet from the sunset on, with the deprecation headers kept', async () => {
@@ -106,7 +97,7 @@ describe.each(testDatabases)('the pet store on $name', (database) => {
     clock.at = Date.parse('2030-12-04T23:59:59Z');
     expect((await store.getPet({ petId: pet.id }, { apiKey })).data.id).toBe(pet.id);
     clock.at = Date.parse('2030-12-05T00:00:00Z');
-    const error = await reject(store.getPet({ petId: pet.id }, { apiKey }));
+    const error = await refusal(store.getPet({ petId: pet.id }, { apiKey }));
     expect(error.toBody()).toMatchObject({ code: 'gone', status: 410 });
     expect(error.meta.deprecation).toBeDefined();
     clock.at = saved;
