@@ -1,6 +1,6 @@
 export { createEdge, contextOf, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
 export { compileTrust, type TrustProxy, type TrustFunction } from './trust-proxy.js';
-export { createLinkRoot, type HostRedirect, type PublishedAt, type Arrival } from './own-hosts.js';
+export { createLinkBase, type HostRedirect, type PublishedAt, type Arrival } from './own-hosts.js';
 export { wellFormedHost, hostName } from './host.js';
 export { bearerToken } from './bearer-token.js';
 export { requestId } from './request-id.js';

@@ -30,33 +30,40 @@ export interface Arrival {
   local: () => string;
 }
 
-/** A base address without its version segment: `https://api.example.com/v1` → `https://api.example.com`. */
-function rootOf(baseUrl: string): string {
-  return baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+/** A base address without its last path segment: `https://api.example.com/v1` → `https://api.example.com`. */
+function parentOf(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '').replace(/\/[^/]*$/, '');
+}
+
+/** The last segment of a base path, with its slash: `/petstore/v1` → `/v1`. */
+function lastSegment(basePath: string): string {
+  return basePath.replace(/\/+$/, '').replace(/^.*(?=\/)/, '');
 }
 
 /**
  * The rule of DECISIONS "Proxies and hosts" for links: the request's host only when it is one of the service's own
  * (the public and staging addresses, the targets of host redirects), else the public address; with no public address
- * (development), any well-formed host. Returns the absolute root of the service for a request, without a trailing
- * slash; the API's base paths (`/v1`, `/trpc`) go after it.
- * @example linkRoot({ publicUrl: 'https://api.example.com/v1' })({ scheme: 'http', host: 'evil.test', mount: '', local }) // 'https://api.example.com'
+ * (development), any well-formed host. Returns the absolute base address of an API mounted at `basePath` (as
+ * `req.url` shows it): the configured address with the API's own last segment (`/v1`, `/trpc`), or in development
+ * the request's scheme, host, mount and base path.
+ * @example createLinkBase({ publicUrl: 'https://api.example.com/v1' })(arrival, '/trpc') // 'https://api.example.com/trpc'
  */
-export function createLinkRoot(published: PublishedAt): (arrival: Arrival) => string {
+export function createLinkBase(published: PublishedAt): (arrival: Arrival, basePath: string) => string {
   const own = [published.publicUrl, published.stagingUrl]
     .filter((url): url is string => Boolean(url))
-    .map((url) => ({ host: new URL(url).host.toLowerCase(), root: rootOf(url) }));
-  const publicRoot = own[0]?.root;
-  if (publicRoot === undefined) {
-    return ({ scheme, host, mount, local }) => `${scheme}://${host ?? local()}${mount}`;
+    .map((url) => ({ host: new URL(url).host.toLowerCase(), parent: parentOf(url) }));
+  const publicParent = own[0]?.parent;
+  if (publicParent === undefined) {
+    return ({ scheme, host, mount, local }, basePath) => `${scheme}://${host ?? local()}${mount}${basePath}`;
   }
-  const roots = new Map(own.map(({ host, root }) => [host, root]));
-  const publicPath = new URL(publicRoot).pathname.replace(/\/+$/, '');
+  const parents = new Map(own.map(({ host, parent }) => [host, parent]));
+  const publicPath = new URL(publicParent).pathname.replace(/\/+$/, '');
   const targets = new Set((published.redirects ?? []).map((redirect) => redirect.to.toLowerCase()));
-  return ({ scheme, host }) => {
-    if (host === undefined) return publicRoot;
-    const root = roots.get(host) ?? roots.get(hostName(host));
-    if (root !== undefined) return root;
-    return targets.has(host) || targets.has(hostName(host)) ? `${scheme}://${host}${publicPath}` : publicRoot;
+  const parentFor = ({ scheme, host }: Arrival) => {
+    if (host === undefined) return publicParent;
+    const parent = parents.get(host) ?? parents.get(hostName(host));
+    if (parent !== undefined) return parent;
+    return targets.has(host) || targets.has(hostName(host)) ? `${scheme}://${host}${publicPath}` : publicParent;
   };
+  return (arrival, basePath) => `${parentFor(arrival)}${lastSegment(basePath)}`;
 }

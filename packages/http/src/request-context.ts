@@ -4,7 +4,7 @@ import proxyaddr from 'proxy-addr';
 import { bearerToken } from './bearer-token.js';
 import { hostName, wellFormedHost } from './host.js';
 import { mountPrefix } from './mount-prefix.js';
-import { createLinkRoot, type Arrival, type PublishedAt } from './own-hosts.js';
+import { createLinkBase, type Arrival, type PublishedAt } from './own-hosts.js';
 import { requestId } from './request-id.js';
 import { compileTrust, type TrustProxy } from './trust-proxy.js';
 
@@ -28,8 +28,11 @@ export interface RequestContext {
   readonly apiKey: string | undefined;
   /** The `Idempotency-Key` header, as sent. */
   readonly idempotencyKey: string | undefined;
-  /** The absolute root links start from (no trailing slash): one of the service's own addresses. */
-  readonly rootUrl: string;
+  /**
+   * The absolute base address of the API mounted at `basePath` (`/v1`, `/trpc`), for links: one of the service's
+   * own addresses, never a foreign host.
+   */
+  linkBase(basePath: string): string;
   /** The route template the request matched, for logs and metrics; `unmatched` until an adapter matches one. */
   route: string;
   /** The API key the core verified the request as, for logs. */
@@ -65,12 +68,12 @@ export function contextOf(req: IncomingMessage): RequestContext | undefined {
 
 /**
  * Builds the edge from where the service is published and whom it trusts.
- * @example const edge = createEdge({ publicUrl: 'https://api.example.com/v1', trustProxy: 1 }); edge.context(req).rootUrl
+ * @example const edge = createEdge({ publicUrl: 'https://api.example.com/v1', trustProxy: 1 }); edge.context(req).linkBase("/v1")
  */
 export function createEdge(options: EdgeOptions = {}): Edge {
   const trust = compileTrust(options.trustProxy);
   const trustsNobody = options.trustProxy === undefined || options.trustProxy === false || options.trustProxy === 0;
-  const linkRoot = createLinkRoot(options);
+  const linkBase = createLinkBase(options);
   const redirects = new Map((options.redirects ?? []).map((r) => [r.from.toLowerCase(), r]));
   const publicUrl = options.publicUrl?.replace(/\/+$/, '');
   const stagingUrl = options.stagingUrl?.replace(/\/+$/, '');
@@ -109,7 +112,6 @@ export function createEdge(options: EdgeOptions = {}): Edge {
     const cached = (req as WithContext)[CONTEXT];
     if (cached) return cached;
     const { scheme, host } = arrival(req);
-    let rootUrl: string | undefined;
     const built: RequestContext = {
       requestId: requestId(req.headers['x-request-id']),
       clientAddress: clientAddress(req),
@@ -117,9 +119,7 @@ export function createEdge(options: EdgeOptions = {}): Edge {
       host,
       apiKey: bearerToken(first(req.headers.authorization)),
       idempotencyKey: first(req.headers['idempotency-key']),
-      get rootUrl() {
-        return (rootUrl ??= linkRoot({ scheme, host, mount: mountPrefix(req), local: localOf(req) }));
-      },
+      linkBase: (basePath) => linkBase({ scheme, host, mount: mountPrefix(req), local: localOf(req) }, basePath),
       route: 'unmatched',
       keyId: undefined,
     };
@@ -141,7 +141,7 @@ export function createEdge(options: EdgeOptions = {}): Edge {
     },
     servers(req, basePath) {
       const production =
-        publicUrl ?? `${linkRoot({ scheme: 'http', host: undefined, mount: mountPrefix(req), local: localOf(req) })}${basePath}`;
+        publicUrl ?? linkBase({ scheme: 'http', host: undefined, mount: mountPrefix(req), local: localOf(req) }, basePath);
       return { production, staging: stagingUrl ?? production };
     },
   } satisfies Edge);

@@ -29,7 +29,7 @@ export function sendJson(res: ServerResponse, status: number, payload: string, h
  */
 export function sendError(res: ServerResponse, ctx: RequestContext, error: unknown, basePath = '/v1'): void {
   const failure = toPetStoreError(error);
-  const links = failure.meta.deprecation ? { baseUrl: `${ctx.rootUrl}${basePath}` } : undefined;
+  const links = failure.meta.deprecation ? { baseUrl: ctx.linkBase(basePath) } : undefined;
   sendJson(res, failure.status, JSON.stringify(failure.toBody()), responseHeaders(failure.meta, links));
 }
 

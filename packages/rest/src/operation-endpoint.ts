@@ -34,7 +34,7 @@ export function createOperationEndpoint(
     const links: Links = {};
     let location: string | undefined;
     if (meta.deprecation || meta.nextCursor !== undefined || createdPath !== undefined) {
-      const baseUrl = `${ctx.rootUrl}${basePath}`;
+      const baseUrl = ctx.linkBase(basePath);
       links.baseUrl = baseUrl;
       if (meta.nextCursor !== undefined) links.nextUrl = nextPageUrl(baseUrl, path, parsedQuery ?? {}, meta.nextCursor);
       if (createdPath !== undefined) location = `${baseUrl}${createdPath}${(outcome.data as { id: number }).id}`;

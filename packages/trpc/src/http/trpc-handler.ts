@@ -91,7 +91,7 @@ export function createTrpcHandler(options: TrpcHandlerOptions): (req: IncomingMe
   };
 
   function headersOf(ctx: RequestContext, meta: ResponseMeta, nextUrl?: string): Record<string, string> {
-    const links: Links = meta.deprecation ? { baseUrl: `${ctx.rootUrl}${restBasePath}` } : {};
+    const links: Links = meta.deprecation ? { baseUrl: ctx.linkBase(restBasePath) } : {};
     if (nextUrl !== undefined) links.nextUrl = nextUrl;
     const headers = responseHeaders(meta, links);
     headers['vary'] = 'trpc-accept, accept';
@@ -169,7 +169,7 @@ export function createTrpcHandler(options: TrpcHandlerOptions): (req: IncomingMe
           const { outcome, input } = result;
           const data = call.procedure!.result(outcome);
           const cursor = call.procedure!.linksNextPage ? outcome.meta.nextCursor : undefined;
-          if (cursor !== undefined) nextUrls[call.index] = nextPageUrl(`${ctx.rootUrl}${basePath}`, call.path, input, cursor);
+          if (cursor !== undefined) nextUrls[call.index] = nextPageUrl(ctx.linkBase(basePath), call.path, input, cursor);
           return { ok: true, json: `{"result":{"data":${jsonText(data)}}}`, meta: outcome.meta };
         } catch (error) {
           return { ok: false, error: failed(req, error) };
@@ -198,7 +198,7 @@ export function createTrpcHandler(options: TrpcHandlerOptions): (req: IncomingMe
 
   /** tRPC's own handler, for what the fast path does not serve (streaming batches). */
   function delegate(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, target: string) {
-    const context: Context = { store, request: ctx, trpcUrl: `${ctx.rootUrl}${basePath}`, response: { meta: {} } };
+    const context: Context = { store, request: ctx, trpcUrl: ctx.linkBase(basePath), response: { meta: {} } };
     void nodeHTTPRequestHandler({
       router: appRouter,
       req,
