@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse } from 'node:querystring';
 import { PetStoreError, type PetStore, type ResponseMeta } from '@petstore/core';
 import {
+  BODY_LIMIT,
   createEdge,
   discardBody,
   isJsonMediaType,
@@ -220,7 +221,7 @@ export function createTrpcHandler(options: TrpcHandlerOptions): (req: IncomingMe
       req,
       res,
       path: target,
-      maxBodySize: 65_536,
+      maxBodySize: BODY_LIMIT,
       createContext: () => context,
       responseMeta: ({ errors }) => {
         const meta = Object.assign({}, context.response.meta, ...errors.map((error) => petStoreErrorOf(error).meta));
