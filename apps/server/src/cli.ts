@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { PLAN_NAMES, type ApiKeyRecord, type PlanName } from '@petstore/core';
-import { openPetStore } from '@petstore/embed';
-import { ConfigError, loadConfig } from './config.js';
+import { readFile, writeFile } from 'node:fs/promises';
+import { openDatabase, openPetStore, restoreDataDir } from '@petstore/embed';
+import { connectAdminChannel } from './admin-channel.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 
 const HELP = `Usage: petstore keys <command> [options]
+       petstore backup FILE | petstore restore FILE
 
 Manage the API keys of the Pet Store. Uses the database the service uses:
-DATABASE_URL (PostgreSQL) or else the embedded database in PETSTORE_DATA_DIR.
+DATABASE_URL (PostgreSQL) or else the embedded database in PETSTORE_DATA_DIR,
+through the running service when it runs on that folder, directly otherwise.
 
 Commands:
   create --plan PLAN [--label TEXT]        Create a key and print it (shown only this once).
@@ -17,6 +21,10 @@ Commands:
   list [--json]                            List keys: id, label, plan, limits, created, last used, revoked.
   revoke ID                                Revoke a key (effective within one second on every instance).
   set-limits ID --per-minute N --per-day N Set the limits of an enterprise key.
+
+  backup FILE                              Write a consistent copy of the embedded database (gzipped tar),
+                                           also while the service runs. On PostgreSQL use pg_dump.
+  restore FILE                             Restore such a copy into an empty PETSTORE_DATA_DIR.
 
 Options:
   -h, --help                               Show this help.
@@ -78,20 +86,11 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return values.help ? 0 : 2;
   }
+  const config = loadConfig(process.env);
+  if (group === 'backup' || group === 'restore') return group === 'backup' ? backup(config, command) : restore(config, command);
   if (group !== 'keys' || !command) throw new UsageError(`Unknown command "${positionals.join(' ')}".`);
 
-  const config = loadConfig(process.env);
-  const releaseLock = config.dataDirIsFolder ? await acquireDataDirLock(config.dataDir) : async () => {};
-  const service = await openPetStore({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: 1,
-    rateLimitStore: 'none',
-  }).catch(async (error: unknown) => {
-    await releaseLock();
-    throw error;
-  });
-  const keys = service.store.apiKeys;
+  const { keys, close } = await openKeys(config);
   try {
     switch (command) {
       case 'create': {
@@ -133,9 +132,77 @@ async function run(argv: string[]): Promise<number> {
         throw new UsageError(`Unknown command "keys ${command}".`);
     }
   } finally {
-    await service.close();
+    await close();
+  }
+}
+
+/**
+ * The key store: through the running service's admin channel when a service runs on the embedded folder (only one
+ * process may open it), else straight from the database (PostgreSQL always; the embedded folder under its lock).
+ */
+async function openKeys(config: Config) {
+  if (config.dataDirIsFolder) {
+    const admin = await connectAdminChannel(config.dataDir);
+    if (admin) return { keys: admin.keys, close: async () => {} };
+  }
+  const releaseLock = config.dataDirIsFolder ? await acquireDataDirLock(config.dataDir) : async () => {};
+  const service = await openPetStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 1,
+    rateLimitStore: 'none',
+  }).catch(async (error: unknown) => {
+    await releaseLock();
+    throw error;
+  });
+  return {
+    keys: service.store.apiKeys,
+    async close() {
+      await service.close();
+      await releaseLock();
+    },
+  };
+}
+
+async function backup(config: Config, file: string | undefined): Promise<number> {
+  if (!file) throw new UsageError('Give the file to write: petstore backup FILE.');
+  if (!config.dataDirIsFolder) {
+    throw new UsageError('backup copies the embedded database in a folder; for PostgreSQL use pg_dump (see the README).');
+  }
+  const admin = await connectAdminChannel(config.dataDir);
+  let bytes: Buffer;
+  if (admin) {
+    bytes = await admin.backup();
+  } else {
+    const releaseLock = await acquireDataDirLock(config.dataDir);
+    try {
+      const database = await openDatabase({ dataDir: config.dataDir });
+      try {
+        bytes = Buffer.from(await (await database.backup!()).arrayBuffer());
+      } finally {
+        await database.close();
+      }
+    } finally {
+      await releaseLock();
+    }
+  }
+  await writeFile(file, bytes);
+  process.stdout.write(`Wrote a backup of ${config.dataDir} to ${file} (${bytes.length} bytes).\n`);
+  return 0;
+}
+
+async function restore(config: Config, file: string | undefined): Promise<number> {
+  if (!file) throw new UsageError('Give the backup to restore: petstore restore FILE.');
+  if (!config.dataDirIsFolder) throw new UsageError('restore fills an embedded data folder (PETSTORE_DATA_DIR); for PostgreSQL use pg_restore.');
+  const bytes = await readFile(file);
+  const releaseLock = await acquireDataDirLock(config.dataDir);
+  try {
+    await restoreDataDir(config.dataDir, new Blob([bytes]));
+  } finally {
     await releaseLock();
   }
+  process.stdout.write(`Restored ${file} into ${config.dataDir}.\n`);
+  return 0;
 }
 
 run(process.argv.slice(2)).then(
