@@ -3,7 +3,7 @@ import { chmod, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ApiKeyStore } from '@petstore/core';
+import type { ApiKeyStore, PetStore } from '@petstore/core';
 
 /**
  * The key tool's way into a running service on the embedded database, which only one process may open: an HTTP
@@ -22,9 +22,12 @@ const METHODS = new Set(['create', 'list', 'revoke', 'setLimits', 'roll', 'depre
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
 const revive = (_key: string, value: unknown) => (typeof value === 'string' && ISO_DATE.test(value) ? new Date(value) : value);
 
+/** What the key tool works with: the key store, and the deprecated-operation inventory. */
+export type KeyAdmin = ApiKeyStore & Pick<PetStore, 'deprecatedUsage'>;
+
 /** What the admin listener serves. */
 export interface AdminTarget {
-  keys: ApiKeyStore;
+  keys: KeyAdmin;
   /** A consistent copy of the embedded database, gzipped tar. */
   backup(): Promise<Blob>;
 }
@@ -109,7 +112,7 @@ export async function openAdminChannel(dataDir: string, target: AdminTarget): Pr
 /** The running service's admin listener, as the key tool reaches it. */
 export interface AdminClient {
   /** The key store of the running service. */
-  keys: ApiKeyStore;
+  keys: KeyAdmin;
   /** Streams a backup of the running service's database. */
   backup(): Promise<Buffer>;
 }
@@ -140,7 +143,7 @@ export async function connectAdminChannel(dataDir: string): Promise<AdminClient 
     () => false,
   );
   if (!reachable) return undefined;
-  const keys = new Proxy({} as ApiKeyStore, {
+  const keys = new Proxy({} as KeyAdmin, {
     get: (_target, method: string) => async (...args: unknown[]) => {
       const answer = await call(socketPath, token.trim(), 'POST', `/keys/${method}`, JSON.stringify(args));
       const body = JSON.parse(answer.body.toString('utf8'), revive) as { result?: unknown; message?: string; name?: string };

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { PLAN_NAMES, type ApiKeyRecord, type PlanName } from '@petstore/core';
+import { operations, PLAN_NAMES, type ApiKeyRecord, type DeprecatedUsage, type OperationId, type PlanName } from '@petstore/core';
 import { readFile, writeFile } from 'node:fs/promises';
 import { openDatabase, openPetStore, restoreDataDir } from '@petstore/embed';
-import { connectAdminChannel } from './admin-channel.js';
+import { connectAdminChannel, type KeyAdmin } from './admin-channel.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 
@@ -18,7 +18,10 @@ Commands:
   create --plan PLAN [--label TEXT]        Create a key and print it (shown only this once).
                                            PLAN: ${PLAN_NAMES.join(', ')}.
          [--per-minute N --per-day N]      Limits of an enterprise key.
-  list [--json]                            List keys: id, label, plan, limits, created, last used, revoked.
+  list [--json]                            List keys: id, label, plan, limits, created, last used, revoked,
+                                           and their calls of deprecated operations.
+  deprecated [--json]                      Keys that still call deprecated operations: how often, when last,
+                                           and when each operation is removed.
   revoke ID                                Revoke a key (effective within one second on every instance).
   set-limits ID --per-minute N --per-day N Set the limits of an enterprise key.
 
@@ -45,8 +48,11 @@ function keyId(value: string | undefined): number {
   return Number(value);
 }
 
-function row(record: ApiKeyRecord) {
-  const date = (d: Date | null) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-');
+const date = (d: Date | null | undefined) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-');
+
+function row(record: ApiKeyRecord, usage: readonly DeprecatedUsage[]) {
+  const own = usage.filter((u) => u.keyId === record.id);
+  const last = own.reduce<Date | undefined>((latest, u) => (!latest || u.lastCalledAt > latest ? u.lastCalledAt : latest), undefined);
   return {
     id: String(record.id),
     label: record.label ?? '-',
@@ -56,6 +62,21 @@ function row(record: ApiKeyRecord) {
     created: date(record.createdAt),
     'last used': date(record.lastUsedAt),
     revoked: date(record.revokedAt),
+    'deprecated calls': String(own.reduce((sum, u) => sum + u.calls, 0)),
+    'last deprecated call': date(last),
+  };
+}
+
+/** The report of keys that still call deprecated operations, with each operation's sunset. */
+function deprecatedRow(usage: DeprecatedUsage) {
+  const deprecation = operations[usage.operationId as OperationId]?.deprecation;
+  return {
+    id: String(usage.keyId),
+    label: usage.label ?? '-',
+    operation: usage.operationId,
+    calls: String(usage.calls),
+    'last call': date(usage.lastCalledAt),
+    sunset: date(deprecation?.sunset),
   };
 }
 
@@ -109,8 +130,15 @@ async function run(argv: string[]): Promise<number> {
         return 0;
       }
       case 'list': {
-        const records = await keys.list();
-        process.stdout.write(values.json ? `${JSON.stringify(records.map(row), null, 2)}\n` : table(records.map(row)));
+        const [records, usage] = await Promise.all([keys.list(), keys.deprecatedUsage()]);
+        const rows = records.map((record) => row(record, usage));
+        process.stdout.write(values.json ? `${JSON.stringify(rows, null, 2)}\n` : table(rows));
+        return 0;
+      }
+      case 'deprecated': {
+        const rows = (await keys.deprecatedUsage()).map(deprecatedRow);
+        if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        else process.stdout.write(rows.length ? table(rows) : 'No key has called a deprecated operation.\n');
         return 0;
       }
       case 'revoke': {
@@ -156,7 +184,7 @@ async function openKeys(config: Config) {
     throw error;
   });
   return {
-    keys: service.store.apiKeys,
+    keys: { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage() } as KeyAdmin,
     async close() {
       await service.close();
       await releaseLock();

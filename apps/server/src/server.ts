@@ -73,7 +73,10 @@ export async function startServer(
     if (metricsServer) await listen(metricsServer, config.metricsPort!, config.host);
     // The key tool's way in while the service holds the embedded folder (see admin-channel.ts).
     const { backup } = service.database;
-    if (config.dataDirIsFolder && backup) admin = await openAdminChannel(config.dataDir, { keys: service.store.apiKeys, backup });
+    if (config.dataDirIsFolder && backup) {
+      const keys = { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage() };
+      admin = await openAdminChannel(config.dataDir, { keys, backup });
+    }
   } catch (error) {
     server.close();
     metricsServer?.close();

@@ -61,6 +61,20 @@ describe('the key tool and backups while the service runs on the embedded databa
     expect((await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${other}` } })).status).toBe(401);
   });
 
+  it('reports the keys that still call deprecated operations, from the running service', async () => {
+    const created = await api('/v1/pets', { method: 'POST', body: JSON.stringify({ name: 'Old', categoryId: 1 }) });
+    const { id } = (await created.json()) as { id: number };
+    for (let i = 0; i < 3; i++) expect((await api(`/v1/pets/${id}`)).status).toBe(200);
+    const report = await runCli(['keys', 'deprecated', '--json'], env());
+    expect(report.code, report.stderr).toBe(0);
+    expect(JSON.parse(report.stdout)).toEqual([
+      expect.objectContaining({ label: 'made while running', operation: 'getPet', calls: '3', sunset: '2030-12-05T00:00:00Z' }),
+    ]);
+    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[];
+    expect(listed.find((row) => row.label === 'made while running')).toMatchObject({ 'deprecated calls': '3' });
+    expect(listed.find((row) => row.label === 'to revoke')).toMatchObject({ 'deprecated calls': '0', 'last deprecated call': '-' });
+  });
+
   it('keeps the admin channel off the API port and refuses it without the token', async () => {
     expect((await fetch(`${server.url}/keys/list`, { method: 'POST', body: '[]' })).status).toBe(404);
     const { socketPath: socket, tokenPath } = await adminChannelPaths(dir);
@@ -92,7 +106,7 @@ describe('the key tool and backups while the service runs on the embedded databa
 
     server = await startProcess({ PETSTORE_DATA_DIR: restored });
     const list = (await (await api('/v1/pets?limit=100')).json()) as { id: number; name: string }[];
-    expect(list.map((pet) => pet.name)).toEqual(['Before', 'Backup']);
+    expect(list.map((pet) => pet.name)).toEqual(['Old', 'Before', 'Backup']);
     const next = (await (await api('/v1/pets', { method: 'POST', body: JSON.stringify({ name: 'Later', categoryId: 1 }) })).json()) as { id: number };
     expect(next.id).toBeGreaterThan(Math.max(...ids));
     const stored = await runCli(['keys', 'list', '--json'], { PETSTORE_DATA_DIR: restored });
