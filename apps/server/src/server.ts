@@ -6,6 +6,7 @@ import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { createObservability } from './observability.js';
+import { createOutageLog } from './outage-log.js';
 
 /** A running service. */
 export interface RunningServer {
@@ -27,7 +28,8 @@ export async function startServer(
   config: Config,
   options: { clock?: Clock; createDevelopmentKey?: boolean; logger?: Logger } = {},
 ): Promise<RunningServer> {
-  const observability = createObservability({ logger: options.logger ?? pino({ level: 'silent' }), metrics: config.metrics });
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const observability = createObservability({ logger, metrics: config.metrics });
   const releaseLock = config.dataDirIsFolder ? await acquireDataDirLock(config.dataDir) : async () => {};
   let service: OpenPetStore;
   try {
@@ -49,12 +51,16 @@ export async function startServer(
     developmentKey = (await service.store.apiKeys.create({ plan: 'free', label: 'development' })).key;
   }
   if (service.database.pool) observability.watchPool(service.database.pool);
+  // An outage is two log lines (down, back with the count refused), not one line with a stack per 503.
+  const outage = createOutageLog({ logger, probe: () => service.store.isHealthy() });
   const handler = createHttpHandler(service.store, {
     publicUrl: config.publicUrl,
     stagingUrl: config.stagingUrl,
     trustProxy: config.trustProxy,
     redirects: config.redirects,
-    onError: observability.onError,
+    onError: (error, req) => {
+      if (!outage.failed(error)) observability.onError(error, req);
+    },
   });
   const serve = observability.wrap(handler, service.store.recallKey);
   let stopping = false;
@@ -82,6 +88,7 @@ export async function startServer(
       const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
       await closed;
       clearTimeout(force);
+      outage.close();
       await service.close();
       await releaseLock();
     })());

@@ -83,4 +83,54 @@ describe.skipIf(unsupported)('the service while PostgreSQL stops and starts unde
         `recovery ${cycles.map((c) => `${c.mode} ${outcomes.filter((o) => o.status < 300 && o.status >= 200 && o.endedAt >= c.startedAt).reduce((f, o) => Math.min(f, o.endedAt), Infinity) - c.startedAt} ms`).join(', ')}`,
     );
   });
+
+  it('logs a 10-second outage under load as two lines without a stack, and keeps the stack of a real fault', { timeout: 60_000 }, async () => {
+    const admin = new pg.Client({ connectionString: postgres.url });
+    admin.on('error', () => {});
+    await admin.connect();
+    await admin.query('create database outage_log');
+    await admin.end();
+    const url = postgres.url.replace(/\/postgres$/, '/outage_log');
+    const logged = await startProcess({ DATABASE_URL: url, PETSTORE_LOG_LEVEL: 'info', PETSTORE_API_KEYS: `${key}:enterprise:100000000:1000000000` });
+    try {
+      const load = startLoad({ url: logged.url, key, clients: 20, timeoutMs: ANSWER_BOUND_MS + 4_000 });
+      await sleep(1_000);
+      await postgres.stop('fast');
+      await sleep(10_000);
+      await postgres.start();
+      await sleep(2_000);
+      const outcomes = await load.stop();
+      const refused = outcomes.filter((o) => o.status === 503).length;
+      expect(refused).toBeGreaterThan(100);
+
+      const lines = logged.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const events = lines.filter((l) => l.msg !== 'request' && l.msg !== 'Pet Store listening');
+      expect(events.map((l) => l.msg)).toEqual(['database unavailable: answering 503 until it returns', 'database available again']);
+      expect(events[0]).toMatchObject({ level: 50, dependency: 'database', cause: { message: expect.any(String) } });
+      expect(events[1]).toMatchObject({ level: 40, dependency: 'database', refused, downForMs: expect.any(Number) });
+      expect(events[1]!.downForMs as number).toBeGreaterThan(9_000);
+      expect(logged.stdout()).not.toContain('"stack"');
+      console.info(`outage log: ${lines.length} lines in all for ${outcomes.length} requests, ${events.length} outage lines, ${refused} refused`);
+
+      const fault = new pg.Client({ connectionString: url });
+      fault.on('error', () => {});
+      await fault.connect();
+      await fault.query('alter table pets rename to pets_gone');
+      await fault.end();
+      const failed = await send({
+        url: logged.url,
+        method: 'POST',
+        path: '/v1/pets',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Fault', categoryId: 1 }),
+      });
+      expect(failed.status).toBe(500);
+      await sleep(200);
+      const faultLines = logged.stdout().split('\n').filter((l) => l.includes('"msg":"request failed"')).map((l) => JSON.parse(l));
+      expect(faultLines).toHaveLength(1);
+      expect(faultLines[0]).toMatchObject({ level: 50, code: 'internal_error', err: { stack: expect.stringContaining('pets') } });
+    } finally {
+      await logged.stop('SIGKILL');
+    }
+  });
 });
