@@ -1,0 +1,80 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PetStoreError } from '@petstore/core';
+
+/** What {@link createOverloadGuard} is built from. */
+export interface OverloadOptions {
+  /** Requests served at once; one more is refused at once. 0: no limit. */
+  maxConcurrent: number;
+  /** Event-loop lag (ms) above which requests are refused until it falls again. 0: never. */
+  shedLagMs: number;
+  /** How often the lag is sampled, in ms. Default 50. */
+  sampleEveryMs?: number;
+}
+
+const SHED_BODY = JSON.stringify(new PetStoreError('unavailable').toBody());
+
+const isHealthCheck = (url = '') => /^\/(healthz|livez)(\?|$)/.test(url);
+
+/**
+ * Load shedding in front of the handler: past `maxConcurrent` requests in flight, or while the event loop lags more
+ * than `shedLagMs`, a request gets an immediate 503 `unavailable` with `Retry-After: 1`, so the requests admitted
+ * keep their latency. Health checks are never shed.
+ * @example const guard = createOverloadGuard({ maxConcurrent: 64, shedLagMs: 0 }); if (guard.admit(req, res)) serve(req, res)
+ */
+export function createOverloadGuard(options: OverloadOptions) {
+  const { maxConcurrent, shedLagMs, sampleEveryMs = 50 } = options;
+  let inFlight = 0;
+  let shed = 0;
+  let lagMs = 0;
+  let sampler: NodeJS.Timeout | undefined;
+  if (shedLagMs > 0) {
+    let expected = performance.now() + sampleEveryMs;
+    sampler = setInterval(() => {
+      const now = performance.now();
+      lagMs = Math.max(0, now - expected);
+      expected = now + sampleEveryMs;
+    }, sampleEveryMs).unref();
+  }
+  const release = () => {
+    inFlight -= 1;
+  };
+
+  return {
+    /** Counts the request in, or answers it 503 and returns `false`. */
+    admit(req: IncomingMessage, res: ServerResponse): boolean {
+      if (isHealthCheck(req.url)) return true;
+      if ((maxConcurrent > 0 && inFlight >= maxConcurrent) || (shedLagMs > 0 && lagMs > shedLagMs)) {
+        shed += 1;
+        // The body is not read: drop it rather than keep the socket busy with it.
+        req.resume();
+        res.writeHead(503, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(SHED_BODY),
+          'retry-after': '1',
+          'cache-control': 'no-store',
+        });
+        res.end(SHED_BODY);
+        return false;
+      }
+      inFlight += 1;
+      res.once('close', release);
+      return true;
+    },
+    /** Requests admitted and not yet done. */
+    get inFlight() {
+      return inFlight;
+    },
+    /** Requests refused so far. */
+    get shed() {
+      return shed;
+    },
+    /** The last event-loop lag sampled, in ms (0 when lag shedding is off). */
+    get lagMs() {
+      return lagMs;
+    },
+    /** Stops sampling the lag. */
+    close() {
+      if (sampler) clearInterval(sampler);
+    },
+  };
+}
