@@ -11,6 +11,8 @@ export interface Outcome {
   body: string;
   /** `ECONNRESET`, `ECONNREFUSED`, `timeout`, … when no response came. */
   error?: string;
+  /** Whether the request went out on a kept-alive socket that had carried an earlier request. */
+  reusedSocket: boolean;
 }
 
 /**
@@ -36,7 +38,7 @@ export function send(options: {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ kind: options.kind ?? 'list', sentAt, endedAt: Date.now(), status, body, ...(error ? { error } : {}) });
+      resolve({ kind: options.kind ?? 'list', sentAt, endedAt: Date.now(), status, body, reusedSocket: req.reusedSocket, ...(error ? { error } : {}) });
     };
     const headers = { ...options.headers, ...(options.body ? { 'content-length': String(Buffer.byteLength(options.body)) } : {}) };
     const req = request({ hostname, port, path: options.path, method: options.method, headers, agent: options.agent ?? false }, (res) => {
