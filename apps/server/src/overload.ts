@@ -7,7 +7,7 @@ export interface OverloadOptions {
   maxConcurrent: number;
   /** Event-loop lag (ms) above which requests are refused until it falls again. 0: never. */
   shedLagMs: number;
-  /** How often the lag is sampled, in ms. Default 50. */
+  /** How often the lag is sampled, in ms. Default 50. The lag compared is smoothed: (2 × previous + sample) / 3. */
   sampleEveryMs?: number;
 }
 
@@ -31,7 +31,8 @@ export function createOverloadGuard(options: OverloadOptions) {
     let expected = performance.now() + sampleEveryMs;
     sampler = setInterval(() => {
       const now = performance.now();
-      lagMs = Math.max(0, now - expected);
+      // Smoothed, so one slow tick does not shed and a stall keeps shedding for a few samples after it.
+      lagMs = (2 * lagMs + Math.max(0, now - expected)) / 3;
       expected = now + sampleEveryMs;
     }, sampleEveryMs).unref();
   }
@@ -68,7 +69,7 @@ export function createOverloadGuard(options: OverloadOptions) {
     get shed() {
       return shed;
     },
-    /** The last event-loop lag sampled, in ms (0 when lag shedding is off). */
+    /** The smoothed event-loop lag, in ms (0 when lag shedding is off). */
     get lagMs() {
       return lagMs;
     },
