@@ -1,4 +1,4 @@
-import { Agent, request } from 'node:http';
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 
 /** One request of a load run and how it ended. */
 export interface Outcome {
@@ -13,6 +13,8 @@ export interface Outcome {
   error?: string;
   /** Whether the request went out on a kept-alive socket that had carried an earlier request. */
   reusedSocket: boolean;
+  /** The response's headers, when one came. */
+  headers?: IncomingHttpHeaders;
 }
 
 /**
@@ -34,15 +36,17 @@ export function send(options: {
   const sentAt = Date.now();
   return new Promise((resolve) => {
     let settled = false;
+    let answerHeaders: IncomingHttpHeaders | undefined;
     const done = (status: number, body: string, error?: string) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ kind: options.kind ?? 'list', sentAt, endedAt: Date.now(), status, body, reusedSocket: req.reusedSocket, ...(error ? { error } : {}) });
+      resolve({ kind: options.kind ?? 'list', sentAt, endedAt: Date.now(), status, body, reusedSocket: req.reusedSocket, ...(answerHeaders ? { headers: answerHeaders } : {}), ...(error ? { error } : {}) });
     };
     const headers = { ...options.headers, ...(options.body ? { 'content-length': String(Buffer.byteLength(options.body)) } : {}) };
     const req = request({ hostname, port, path: options.path, method: options.method, headers, agent: options.agent ?? false }, (res) => {
       let text = '';
+      answerHeaders = res.headers;
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
       res.on('end', () => done(res.statusCode ?? 0, text));

@@ -1,0 +1,131 @@
+import { PetStoreError } from '@petstore/core';
+import autocannon from 'autocannon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { startServer } from '../../src/server.js';
+import { databaseUrl, scratchPostgres } from '@petstore/testing';
+import { startProcess, type ServerProcess } from '../helpers.js';
+import { send, sleep, type Outcome } from './load.js';
+
+const key = 'overload-key-0123456789';
+/**
+ * The limit the process runs with. On PostgreSQL a request waits for the database, so requests pile up in flight
+ * and the limit bites; creates there reach most of their throughput by 16 in flight (README, "Reliability").
+ */
+const LIMIT = 16;
+const unavailableBody = new PetStoreError('unavailable').toBody();
+
+const p99 = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? NaN;
+};
+
+/** Creates from `connections` keep-alive connections for `seconds` (autocannon); latencies by status. */
+async function createLoad(url: string, connections: number, seconds: number) {
+  const latencies = new Map<number, number[]>();
+  const instance = autocannon({
+    url: `${url}/v1/pets`,
+    method: 'POST',
+    connections,
+    duration: seconds,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'overload', categoryId: 1 }),
+  });
+  instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+    const list = latencies.get(status) ?? [];
+    list.push(ms);
+    latencies.set(status, list);
+  });
+  const result = await instance;
+  return { latencies, errors: result.errors + result.timeouts };
+}
+
+describe.runIf(databaseUrl)('overload protection on PostgreSQL: a limit on requests in flight', () => {
+  let server: ServerProcess;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const scratch = await scratchPostgres();
+    drop = scratch.drop;
+    server = await startProcess({
+      DATABASE_URL: scratch.url,
+      PETSTORE_MAX_CONCURRENT_REQUESTS: String(LIMIT),
+      PETSTORE_API_KEYS: `${key}:enterprise:100000000:1000000000`,
+    });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await drop?.();
+  });
+
+  it('under four times the sustainable load keeps the p99 of admitted creates bounded and refuses the excess fast with 503 and Retry-After', { timeout: 60_000 }, async () => {
+    await createLoad(server.url, LIMIT, 1);
+    const sustainable = await createLoad(server.url, LIMIT, 2);
+    expect([...sustainable.latencies.keys()]).toEqual([201]);
+    const baseP99 = p99(sustainable.latencies.get(201)!);
+
+    const health: number[] = [];
+    const refusals: Outcome[] = [];
+    let overloaded = true;
+    const probing = (async () => {
+      while (overloaded) {
+        health.push((await send({ url: server.url, method: 'GET', path: '/healthz', timeoutMs: 5_000 })).status);
+        const create = await send({
+          url: server.url,
+          method: 'POST',
+          path: '/v1/pets',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'probe', categoryId: 1 }),
+        });
+        if (create.status === 503) refusals.push(create);
+        await sleep(50);
+      }
+    })();
+    const overload = await createLoad(server.url, LIMIT * 4, 3);
+    overloaded = false;
+    await probing;
+
+    expect(overload.errors).toBe(0);
+    expect([...overload.latencies.keys()].sort()).toEqual([201, 503]);
+    const admitted = overload.latencies.get(201)!;
+    const shed = overload.latencies.get(503)!;
+    expect(shed.length).toBeGreaterThan(admitted.length / 2);
+    expect(refusals.length).toBeGreaterThan(0);
+    for (const o of refusals) {
+      expect(JSON.parse(o.body)).toStrictEqual(unavailableBody);
+      expect(o.headers).toMatchObject({ 'retry-after': '1', 'content-type': 'application/json; charset=utf-8' });
+    }
+    const admittedP99 = p99(admitted);
+    const shedP99 = p99(shed);
+    console.info(
+      `overload: ${LIMIT} connections: ${sustainable.latencies.get(201)!.length} creates in 2 s, p99 ${baseP99} ms; ` +
+        `${LIMIT * 4} connections for 3 s: ${admitted.length} admitted, p99 ${admittedP99} ms; ${shed.length} shed, p99 ${shedP99} ms; ` +
+        `/healthz ${health.length} times, all 200: ${health.every((s) => s === 200)}`,
+    );
+    // Generous bounds for a busy 2-core machine; without the limit, four times the connections wait about four times as long.
+    expect(admittedP99).toBeLessThan(Math.max(2 * baseP99, baseP99 + 50));
+    expect(shedP99).toBeLessThan(Math.max(baseP99, 50));
+    expect(health.length).toBeGreaterThan(5);
+    expect(health.every((s) => s === 200)).toBe(true);
+  });
+
+});
+
+describe('overload protection: event-loop lag', () => {
+  it('sheds while the event loop lags past PETSTORE_SHED_LAG_MS, and serves again once it catches up', async () => {
+    const running = await startServer(loadConfig({ PORT: '0', PETSTORE_DATA_DIR: 'memory://', PETSTORE_SHED_LAG_MS: '100', PETSTORE_MAX_CONCURRENT_REQUESTS: '0' }));
+    try {
+      expect((await fetch(`${running.url}/v1/openapi.json`)).status).toBe(200);
+      const blockedUntil = Date.now() + 1_000;
+      while (Date.now() < blockedUntil); // the event loop is stuck for 1 s
+      const during = await fetch(`${running.url}/v1/openapi.json`);
+      expect(during.status).toBe(503);
+      expect(during.headers.get('retry-after')).toBe('1');
+      expect(await during.json()).toStrictEqual(unavailableBody);
+      expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
+      await sleep(500);
+      expect((await fetch(`${running.url}/v1/openapi.json`)).status).toBe(200);
+    } finally {
+      await running.close();
+    }
+  });
+});
