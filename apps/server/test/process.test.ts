@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseUrl, scratchPostgres } from '@petstore/testing';
-import { send, sleep, type Outcome } from './faults/load.js';
+import { allPetIds, send, sleep, type Outcome } from './faults/load.js';
 import { mainJs, startProcess } from './helpers.js';
 
 describe('the service process on the embedded database', () => {
@@ -158,14 +158,7 @@ describe.each(drainDatabases)('SIGTERM under keep-alive load on $name', ({ open 
 
       const created = answered.filter((o) => o.kind === 'create').map((o) => JSON.parse(o.body).id as number);
       const again = await startProcess(env);
-      const stored = new Set<number>();
-      for (let path: string | undefined = '/v1/pets?limit=100'; path; ) {
-        const page = await fetch(`${again.url}${path}`, { headers: auth });
-        expect(page.status).toBe(200);
-        for (const pet of (await page.json()) as { id: number }[]) stored.add(pet.id);
-        const next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
-        path = next ? new URL(next).pathname + new URL(next).search : undefined;
-      }
+      const stored = await allPetIds(again.url, key);
       expect(await again.stop()).toBe(0);
       expect(created.length).toBeGreaterThan(0);
       expect(created.filter((id) => !stored.has(id))).toEqual([]);

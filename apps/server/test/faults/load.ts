@@ -122,3 +122,19 @@ export function startLoad(options: {
 
 /** Resolves after `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Every pet id the service lists, page by page (following `Link: rel="next"`).
+ * @example const ids = await allPetIds(server.url, key)
+ */
+export async function allPetIds(url: string, key: string): Promise<Set<number>> {
+  const ids = new Set<number>();
+  for (let path: string | undefined = '/v1/pets?limit=100'; path; ) {
+    const page = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    if (page.status !== 200) throw new Error(`listing pets answered ${page.status}: ${await page.text()}`);
+    for (const pet of (await page.json()) as { id: number }[]) ids.add(pet.id);
+    const next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
+    path = next ? new URL(next).pathname + new URL(next).search : undefined;
+  }
+  return ids;
+}
