@@ -60,7 +60,8 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   const unsupported = throwawayPostgresUnsupported();
   if (unsupported) throw new Error(unsupported);
   const bin = postgresBinaries()!;
-  const folder = await mkdtemp(join(tmpdir(), 'petstore-pg-'));
+  // /tmp, not $TMPDIR: the postgres user must be able to reach the folder.
+  const folder = await mkdtemp(join(existsSync('/tmp') ? '/tmp' : tmpdir(), 'petstore-pg-'));
   const { stdout } = await run('id', ['-u', 'postgres']);
   const { stdout: gid } = await run('id', ['-g', 'postgres']);
   await chown(folder, Number(stdout.trim()), Number(gid.trim()));
