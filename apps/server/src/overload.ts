@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PetStoreError } from '@petstore/core';
+import type { Logger } from 'pino';
 
 /** What {@link createOverloadGuard} is built from. */
 export interface OverloadOptions {
@@ -9,6 +10,11 @@ export interface OverloadOptions {
   shedLagMs: number;
   /** How often the lag is sampled, in ms. Default 50. The lag compared is smoothed: (2 × previous + sample) / 3. */
   sampleEveryMs?: number;
+  /**
+   * Told when shedding starts (one warn line) and when a second passes without shedding (one line with the count
+   * refused), since refused requests skip the request log.
+   */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 const SHED_BODY = JSON.stringify(new PetStoreError('unavailable').toBody());
@@ -22,9 +28,24 @@ const isHealthCheck = (url = '') => /^\/(healthz|livez)(\?|$)/.test(url);
  * @example const guard = createOverloadGuard({ maxConcurrent: 64, shedLagMs: 0 }); if (guard.admit(req, res)) serve(req, res)
  */
 export function createOverloadGuard(options: OverloadOptions) {
-  const { maxConcurrent, shedLagMs, sampleEveryMs = 50 } = options;
+  const { maxConcurrent, shedLagMs, sampleEveryMs = 50, logger } = options;
   let inFlight = 0;
   let shed = 0;
+  let episode: { since: number; shedBefore: number; seen: number; timer: NodeJS.Timeout } | undefined;
+  const watchEpisode = (reason: 'requests in flight' | 'event-loop lag') => {
+    if (!logger || episode) return;
+    logger.warn({ reason, maxConcurrent, shedLagMs, lagMs: Math.round(lagMs) }, 'overloaded: refusing requests with 503');
+    const timer = setInterval(() => {
+      if (!episode || shed !== episode.seen) {
+        if (episode) episode.seen = shed;
+        return;
+      }
+      clearInterval(episode.timer);
+      logger.warn({ refused: shed - episode.shedBefore, overloadedForMs: Date.now() - episode.since }, 'no longer overloaded');
+      episode = undefined;
+    }, 1_000).unref();
+    episode = { since: Date.now(), shedBefore: shed - 1, seen: shed, timer };
+  };
   let lagMs = 0;
   let sampler: NodeJS.Timeout | undefined;
   if (shedLagMs > 0) {
@@ -44,8 +65,10 @@ export function createOverloadGuard(options: OverloadOptions) {
     /** Counts the request in, or answers it 503 and returns `false`. */
     admit(req: IncomingMessage, res: ServerResponse): boolean {
       if (isHealthCheck(req.url)) return true;
-      if ((maxConcurrent > 0 && inFlight >= maxConcurrent) || (shedLagMs > 0 && lagMs > shedLagMs)) {
+      const tooMany = maxConcurrent > 0 && inFlight >= maxConcurrent;
+      if (tooMany || (shedLagMs > 0 && lagMs > shedLagMs)) {
         shed += 1;
+        watchEpisode(tooMany ? 'requests in flight' : 'event-loop lag');
         // The body is not read: drop it rather than keep the socket busy with it.
         req.resume();
         res.writeHead(503, {
@@ -76,6 +99,7 @@ export function createOverloadGuard(options: OverloadOptions) {
     /** Stops sampling the lag. */
     close() {
       if (sampler) clearInterval(sampler);
+      if (episode) clearInterval(episode.timer);
     },
   };
 }

@@ -84,7 +84,7 @@ export async function startServer(
     },
   });
   const serve = observability.wrap(handler, service.store.recallKey);
-  const overload = createOverloadGuard({ maxConcurrent: config.maxConcurrentRequests, shedLagMs: config.shedLagMs });
+  const overload = createOverloadGuard({ maxConcurrent: config.maxConcurrentRequests, shedLagMs: config.shedLagMs, logger });
   let stopping = false;
   const server = createServer(SOCKET_LIMITS, (req, res) => {
     // Once stopping, every response closes its connection, so busy keep-alive clients drain instead of holding on.
