@@ -69,12 +69,12 @@ try {
   if (response?.status() !== 200) problems.push(`GET /v1/docs ended with ${response?.status()} at ${page.url()}`);
   try {
     await page.waitForFunction(
-      (texts) => texts.every((text) => document.body.innerText.includes(text)),
+      (texts) => texts.every((text) => document.body.textContent.includes(text)),
       OPERATIONS,
       { timeout: 30_000 },
     );
   } catch {
-    const text = await page.evaluate(() => document.body.innerText.slice(0, 500));
+    const text = await page.evaluate(() => document.body.textContent.slice(0, 500));
     problems.push(`the page did not render the operations ${OPERATIONS.join(', ')}; it shows:\n${text}`);
   }
   if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT, fullPage: false });
