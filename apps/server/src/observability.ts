@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bearerToken, type ApiKeyRecord, type CountedRequest, type PetStoreError } from '@petstore/core';
+import type { CountedRequest, PetStoreError } from '@petstore/core';
+import { contextOf } from '@petstore/http';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { routeLabel } from './route-label.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -13,12 +13,16 @@ interface PoolCounts {
   waitingCount: number;
 }
 
+/** The route label of a request: the template the edge matched, or `unmatched`, so clients cannot grow labels. */
+const routeOf = (req: IncomingMessage) => contextOf(req)?.route ?? 'unmatched';
+
 /**
  * Request logs (one JSON line per request: id, method, route, status, duration, key id; never a key, an
- * `Authorization` header or a body) and Prometheus metrics at `GET /metrics`.
- * @example const observe = createObservability({ logger, metrics: true }); createServer(observe.wrap(handler))
+ * `Authorization` header or a body) and Prometheus metrics, served by `serveMetrics` on a listener of their own.
+ * Labels come from the matched route template, never from the raw path.
+ * @example const observe = createObservability({ logger }); createServer(observe.wrap(handler))
  */
-export function createObservability(options: { logger: Logger; metrics: boolean }) {
+export function createObservability(options: { logger: Logger }) {
   const { logger } = options;
   const registry = new Registry();
   const requests = new Counter({
@@ -40,7 +44,7 @@ export function createObservability(options: { logger: Logger; metrics: boolean 
     labelNames: ['plan', 'code'],
     registers: [registry],
   });
-  if (options.metrics) collectDefaultMetrics({ register: registry, prefix: 'petstore_' });
+  collectDefaultMetrics({ register: registry, prefix: 'petstore_' });
 
   const serveMetrics = (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -62,6 +66,16 @@ export function createObservability(options: { logger: Logger; metrics: boolean 
 
   return {
     registry,
+    /** `GET /metrics` (and nothing else), for the metrics listener; never mounted on the API port. */
+    serveMetrics(req: IncomingMessage, res: ServerResponse) {
+      const path = (req.url ?? '/').split('?', 1)[0];
+      if (path !== '/metrics') {
+        res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify({ code: 'not_found', message: 'The requested resource could not be found.', status: 404 }));
+        return;
+      }
+      serveMetrics(req, res);
+    },
     /** Reports a PostgreSQL pool's connections at each scrape. */
     watchPool(pool: PoolCounts) {
       new Gauge({
@@ -83,36 +97,29 @@ export function createObservability(options: { logger: Logger; metrics: boolean 
     /** For the handlers: logs server faults with their cause; client errors are in the request line already. */
     onError(error: PetStoreError, req: IncomingMessage) {
       if (error.status < 500) return;
-      const reqId = req.headers['x-request-id'];
-      logger.error({ reqId, method: req.method, route: routeLabel(req.url), code: error.code, err: error.cause ?? error }, 'request failed');
+      const reqId = contextOf(req)?.requestId;
+      logger.error({ reqId, method: req.method, route: routeOf(req), code: error.code, err: error.cause ?? error }, 'request failed');
     },
-    /**
-     * Wraps the service's handler: serves `/metrics`, and logs and counts each request when its response is done.
-     * `recallKey` names the key a request's token was verified as, for the `keyId` of its log line.
-     */
-    wrap(handler: Handler, recallKey: (token: string) => ApiKeyRecord | undefined): Handler {
+    /** Wraps the service's handler: logs and counts each request when its response is done. */
+    wrap(handler: Handler): Handler {
       return (req, res) => {
-        if (options.metrics && (req.url === '/metrics' || req.url?.startsWith('/metrics?'))) {
-          return serveMetrics(req, res);
-        }
         const started = process.hrtime.bigint();
         res.once('finish', () => {
           const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-          const route = routeLabel(req.url);
+          const ctx = contextOf(req);
+          const route = ctx?.route ?? 'unmatched';
           const method = req.method ?? 'GET';
           requests.inc({ method, route, status: res.statusCode });
           latency.observe({ method, route }, seconds);
           if (!logger.isLevelEnabled('info')) return;
-          const token = bearerToken(req.headers.authorization);
-          const keyId = token === undefined ? undefined : recallKey(token)?.id;
           logger.info(
             {
-              reqId: res.getHeader('x-request-id'),
+              reqId: ctx?.requestId,
               method,
               route,
               status: res.statusCode,
               durationMs: Math.round(seconds * 1e5) / 100,
-              ...(keyId !== undefined ? { keyId } : {}),
+              ...(ctx?.keyId !== undefined ? { keyId: ctx.keyId } : {}),
             },
             'request',
           );

@@ -1,13 +1,11 @@
 export { systemClock, type Clock } from './clock.js';
 export * from './errors/index.js';
-export { isDatabaseUnavailable } from './errors/unavailable.js';
 export * from './domain/pet-schemas.js';
 export { encodeCursor, decodeCursor } from './domain/cursor.js';
 export { validate, invalidRequest, type ValidationIssue } from './domain/validate.js';
 export { operations, type OperationDefinition, type OperationId, type Deprecation, type Stability } from './operations/operations.js';
-export { responseHeaders, type ResponseMeta, type RateLimitWindow } from './service/response-meta.js';
+export type { ResponseMeta, RateLimitWindow } from './service/response-meta.js';
 export { unlimitedQuota, type Quota } from './service/quota.js';
-export { jsonText } from './service/json-text.js';
 export { createQuota, type ClosableQuota, type QuotaOptions, type QuotaStore } from './quota/create-quota.js';
 export type { PostgresPoolLike } from './quota/postgres-counters.js';
 export { retryAfterSeconds } from './quota/windows.js';
@@ -16,11 +14,11 @@ export {
   type PetStore,
   type PetStoreOptions,
   type CallContext,
-  type Admission,
+  type InputReader,
   type Outcome,
   type CountedRequest,
 } from './service/pet-store.js';
-export { generateApiKey, hashApiKey, isWellFormedApiKey, bearerToken } from './auth/api-key-format.js';
+export { generateApiKey, hashApiKey, isWellFormedApiKey } from './auth/api-key-format.js';
 export { createApiKeyStore, type ApiKeyStore, type ApiKeyRecord } from './auth/api-key-store.js';
 export { plans, PLAN_NAMES, type PlanName, type Limits } from './auth/plans.js';
 export { IdempotencyKey } from './idempotency/idempotency-key.js';
@@ -33,4 +31,3 @@ export {
 } from './idempotency/idempotency-store.js';
 export type { Database } from './storage/database.js';
 export { migrateToLatest } from './storage/migrations.js';
-export { createPGliteDialect, type PGliteLike } from './storage/pglite-dialect.js';

@@ -4,10 +4,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
-import { createPGliteDialect, type Database } from '@petstore/core';
+import type { Database } from '@petstore/core';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { builtFile, pgliteTemplate } from './pglite-template.js';
+import { isDatabaseUnavailable } from './storage/is-database-unavailable.js';
+import { createPGliteDialect } from './storage/pglite-dialect.js';
 
 const PGLITE_SETTINGS = {
   // PostgreSQL's defaults (128 MB of shared buffers, 64 MB for maintenance) would stay resident in PGlite's memory;
@@ -37,6 +39,8 @@ export interface OpenDatabase {
   kind: 'postgres' | 'pglite';
   /** The `pg` pool, when on PostgreSQL (for stores that talk to it directly). */
   pool?: pg.Pool;
+  /** Whether an error of this database's driver means it cannot be reached (503), as opposed to a fault. */
+  isUnavailable(error: unknown): boolean;
   close(): Promise<void>;
 }
 
@@ -55,7 +59,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<OpenD
       // An idle client lost its connection; the pool replaces it and the next query reports any outage.
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', pool, close: () => db.destroy() };
+    return { db, kind: 'postgres', pool, isUnavailable: isDatabaseUnavailable, close: () => db.destroy() };
   }
   const dataDir = options.dataDir ?? './.petstore-data';
   let pglite: PGlite;
@@ -68,5 +72,5 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<OpenD
     pglite = await PGlite.create(dataDir, PGLITE_SETTINGS);
   }
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  return { db, kind: 'pglite', isUnavailable: isDatabaseUnavailable, close: () => db.destroy() };
 }

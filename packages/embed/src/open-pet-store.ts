@@ -65,6 +65,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
           : createQuota({ clock, store: 'memory' }, options.quota);
     const store = createPetStore({
       db: database.db,
+      isUnavailable: database.isUnavailable,
       clock,
       ...(quota ? { quota } : {}),
       ...(options.onRequestCounted ? { onRequestCounted: options.onRequestCounted } : {}),

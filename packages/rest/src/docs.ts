@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Endpoint } from './endpoint.js';
-import type { OpenApiDocumentCache } from './openapi-endpoint.js';
+import type { OpenApiDocumentCache } from './openapi/openapi-endpoint.js';
 import type { RouteDefinition } from './router.js';
-import { sendResource } from './send.js';
+import { sendResource } from '@petstore/http';
 
 /** Redoc's standalone bundle, copied into dist/docs-assets at build time (scripts/copy-docs-assets.mjs). */
 const ASSETS_DIR = new URL('../dist/docs-assets/', import.meta.url);

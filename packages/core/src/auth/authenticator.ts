@@ -6,8 +6,6 @@ import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 /** Turns a bearer token into the key it names, or undefined for an unknown, revoked or malformed one. */
 export interface Authenticator {
   verify(token: string): Promise<ApiKeyRecord | undefined>;
-  /** The key a token named when it was last verified here, from memory only; never asks the database. */
-  recall(token: string): ApiKeyRecord | undefined;
 }
 
 interface CacheEntry {
@@ -59,9 +57,6 @@ export function createAuthenticator(options: { keys: ApiKeyStore; clock: Clock; 
       const record = entry.settled ?? (await entry.record);
       if (record) touch(record, now);
       return record;
-    },
-    recall(token) {
-      return cache.get(token)?.settled;
     },
   };
 }
