@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Checks the public packages as a consumer gets them: packs each one, runs publint and attw (ESM-only profile: the
-# packages are ESM) on it, then installs the four tarballs into a scratch project outside the repository and
+# packages are ESM) on it, then installs the tarballs into a scratch project outside the repository and
 # compiles a small strict TypeScript file against them (skipLibCheck false) and runs it.
 # Needs a build (npm run build). Exits non-zero when any step fails, after running all of them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-packages=(core trpc rest embed)
+packages=(core http trpc rest embed)
 work=$(mktemp -d "${TMPDIR:-/tmp}/petstore-packages-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 status=0
