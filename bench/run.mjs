@@ -198,9 +198,10 @@ async function runScenario(scenario, ctx) {
     a.windows.push(ra.window);
     const rb = await loadGenerator.drive(b, requestOf('b'), load);
     b.windows.push(rb.window);
-    const ratio = latency ? rb.p50Ms / ra.p50Ms : rb.rps / ra.rps;
+    const ratio =
+      scenario.kind === 'cost' ? rb.cpuUsPerRequest - ra.cpuUsPerRequest : latency ? rb.p50Ms / ra.p50Ms : rb.rps / ra.rps;
     pairs.push({ a: ra, b: rb, ratio });
-    log(`  pair ${i + 1}: ${scenario.a.label} ${Math.round(ra.rps)} req/s p50 ${ra.p50Ms?.toFixed(2)} ms · ${scenario.b.label} ${Math.round(rb.rps)} req/s p50 ${rb.p50Ms?.toFixed(2)} ms · ratio ${ratio.toFixed(3)}`);
+    log(`  pair ${i + 1}: ${scenario.a.label} ${Math.round(ra.rps)} req/s p50 ${ra.p50Ms?.toFixed(2)} ms ${ra.cpuUsPerRequest?.toFixed(1)} µs CPU · ${scenario.b.label} ${Math.round(rb.rps)} req/s p50 ${rb.p50Ms?.toFixed(2)} ms ${rb.cpuUsPerRequest?.toFixed(1)} µs CPU · ${scenario.kind === 'cost' ? 'difference' : 'ratio'} ${ratio.toFixed(3)}`);
   }
   const measured = median(pairs.map((p) => p.ratio));
   const summaryA = summarize(pairs.map((p) => p.a));

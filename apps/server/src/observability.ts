@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CountedRequest, PetStoreError } from '@petstore/core';
-import { contextOf } from '@petstore/http';
+import { PetStoreError, type CountedRequest } from '@petstore/core';
+import { contextOf, sendJson } from '@petstore/http';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -46,12 +46,13 @@ export function createObservability(options: { logger: Logger }) {
   });
   collectDefaultMetrics({ register: registry, prefix: 'petstore_' });
 
+  /** `GET /metrics` and nothing else: errors in the one Error body, as on the API port. */
   const serveMetrics = (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify({ code: 'method_not_allowed', message: 'The method is not allowed on this resource.', status: 405 }));
-      return;
-    }
+    const path = (req.url ?? '/').split('?', 1)[0];
+    const refuse = (error: PetStoreError, headers: Record<string, string> = {}) =>
+      sendJson(res, error.status, JSON.stringify(error.toBody()), headers);
+    if (path !== '/metrics') return refuse(new PetStoreError('not_found'));
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(new PetStoreError('method_not_allowed'), { allow: 'GET, HEAD' });
     registry.metrics().then(
       (text) => {
         res.writeHead(200, { 'content-type': registry.contentType });
@@ -59,23 +60,15 @@ export function createObservability(options: { logger: Logger }) {
       },
       (error: unknown) => {
         logger.error({ err: error }, 'Could not collect metrics');
-        res.writeHead(500).end();
+        refuse(new PetStoreError('internal_error'));
       },
     );
   };
 
   return {
     registry,
-    /** `GET /metrics` (and nothing else), for the metrics listener; never mounted on the API port. */
-    serveMetrics(req: IncomingMessage, res: ServerResponse) {
-      const path = (req.url ?? '/').split('?', 1)[0];
-      if (path !== '/metrics') {
-        res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
-        res.end(JSON.stringify({ code: 'not_found', message: 'The requested resource could not be found.', status: 404 }));
-        return;
-      }
-      serveMetrics(req, res);
-    },
+    /** The metrics listener's handler; never mounted on the API port. */
+    serveMetrics,
     /** Reports a PostgreSQL pool's connections at each scrape. */
     watchPool(pool: PoolCounts) {
       new Gauge({

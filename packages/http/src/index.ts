@@ -6,7 +6,7 @@ export { bearerToken } from './bearer-token.js';
 export { requestId } from './request-id.js';
 export { mountPrefix } from './mount-prefix.js';
 export { splitTarget, type RequestTarget } from './request-target.js';
-export { readJsonBody, discardBody, BODY_LIMIT } from './read-json-body.js';
+export { readJsonBody, discardBody, isJsonMediaType, BODY_LIMIT } from './read-json-body.js';
 export { responseHeaders, type Links } from './response-headers.js';
 export { sendJson, sendError, sendResource, JSON_CONTENT_TYPE } from './send.js';
 export { trpcErrorShape, type TrpcErrorShape, type PetStoreErrorData } from './trpc-envelope.js';

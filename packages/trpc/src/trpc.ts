@@ -4,7 +4,11 @@ import { formatError } from './errors/error-formatter.js';
 import { toTrpcError } from './errors/error-mapping.js';
 import type { ProcedureMeta } from './procedure-meta.js';
 
-const t = initTRPC.context<Context>().meta<ProcedureMeta>().create({ errorFormatter: formatError, isDev: false });
+// Streamed batches (httpBatchStreamLink) are JSON lines, labelled as such rather than as one JSON body.
+const t = initTRPC
+  .context<Context>()
+  .meta<ProcedureMeta>()
+  .create({ errorFormatter: formatError, isDev: false, jsonl: { contentType: 'application/jsonl' } });
 
 /**
  * Builds a router of this API's context, meta and error shape.

@@ -2,8 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse } from 'node:querystring';
 import { PetStoreError, type PetStore, type ResponseMeta } from '@petstore/core';
 import {
+  BODY_LIMIT,
   createEdge,
   discardBody,
+  isJsonMediaType,
   jsonText,
   readJsonBody,
   responseHeaders,
@@ -73,6 +75,18 @@ function inputReader(req: IncomingMessage, res: ServerResponse, query: Record<st
 }
 
 /**
+ * Whether a batch asks for a streamed answer (`trpc-accept: application/jsonl`, as httpBatchStreamLink sends) that
+ * tRPC's own handler can give without failing the request as a whole: every call a procedure taking the method, and
+ * a JSON body if any. Anything else is answered by the fast path, with JSON errors.
+ */
+function streamable(req: IncomingMessage, calls: readonly Call[]): boolean {
+  if (first(req.headers['trpc-accept']) !== 'application/jsonl') return false;
+  const method = req.method;
+  if (!calls.every((call) => METHOD_OF[call.procedure!.type] === method)) return false;
+  return method === 'GET' || (isJsonMediaType(first(req.headers['content-type'])) && req.headers['content-encoding'] === undefined);
+}
+
+/**
  * The tRPC API as a `node:http` handler for requests under `basePath` (`/trpc/pets.list?input=…`). It speaks tRPC's
  * HTTP protocol for the service's procedures itself (GET queries, POST mutations, single and batched, the result
  * and error envelopes) and runs each call through the core's one entry, as REST does; a streaming request
@@ -134,8 +148,11 @@ export function createTrpcHandler(options: TrpcHandlerOptions): (req: IncomingMe
       procedure: target === '' ? undefined : procedureAt(path),
       index,
     }));
-    if (calls.every((call) => call.procedure !== undefined)) {
-      ctx.route = batch ? `${basePath}/{batch}` : `${basePath}/${target}`;
+    const known = calls.every((call) => call.procedure !== undefined);
+    if (known) ctx.route = batch ? `${basePath}/{batch}` : `${basePath}/${target}`;
+    if (batch && known && streamable(req, calls)) {
+      ctx.route = `${basePath}/{stream}`;
+      return delegate(req, res, ctx, target);
     }
     if (method !== 'GET' && method !== 'POST') {
       const meta = await store.meter(ctx);
@@ -204,7 +221,7 @@ export function createTrpcHandler(options: TrpcHandlerOptions): (req: IncomingMe
       req,
       res,
       path: target,
-      maxBodySize: 65_536,
+      maxBodySize: BODY_LIMIT,
       createContext: () => context,
       responseMeta: ({ errors }) => {
         const meta = Object.assign({}, context.response.meta, ...errors.map((error) => petStoreErrorOf(error).meta));
@@ -218,10 +235,6 @@ export function createTrpcHandler(options: TrpcHandlerOptions): (req: IncomingMe
     const ctx = edge.context(req, res);
     const { path, query } = splitTarget(req.url);
     const target = path.length > basePath.length + 1 ? decoded(path.slice(basePath.length + 1)) : '';
-    if (first(req.headers['trpc-accept']) === 'application/jsonl' && (req.method === 'GET' || req.method === 'POST')) {
-      if (target !== '') ctx.route = `${basePath}/{stream}`;
-      return delegate(req, res, ctx, target);
-    }
     serve(req, res, ctx, target, query).catch((error: unknown) => refuse(req, res, ctx, error));
   };
 }
