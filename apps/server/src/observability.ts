@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PetStoreError, type CountedRequest } from '@petstore/core';
+import { operations, PetStoreError, type CountedRequest } from '@petstore/core';
 import { contextOf, sendJson } from '@petstore/http';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -44,6 +44,12 @@ export function createObservability(options: { logger: Logger }) {
     labelNames: ['plan', 'code'],
     registers: [registry],
   });
+  const deprecatedCalls = new Counter({
+    name: 'petstore_deprecated_calls_total',
+    help: 'Calls of deprecated operations by operation and API key id, since this process started.',
+    labelNames: ['operation', 'key_id'],
+    registers: [registry],
+  });
   collectDefaultMetrics({ register: registry, prefix: 'petstore_' });
 
   /** `GET /metrics` and nothing else: errors in the one Error body, as on the API port. */
@@ -83,9 +89,12 @@ export function createObservability(options: { logger: Logger }) {
         },
       });
     },
-    /** For the pet store: counts 429s by plan. */
-    onRequestCounted({ key, refusal }: CountedRequest) {
+    /** For the pet store: counts 429s by plan, and calls of deprecated operations by key. */
+    onRequestCounted({ key, operationId, refusal }: CountedRequest) {
       if (refusal) refused.inc({ plan: key?.plan ?? 'none', code: refusal.code });
+      else if (key && operationId && operations[operationId].deprecation) {
+        deprecatedCalls.inc({ operation: operationId, key_id: String(key.id) });
+      }
     },
     /** For the handlers: logs server faults with their cause; client errors are in the request line already. */
     onError(error: PetStoreError, req: IncomingMessage) {

@@ -4,6 +4,7 @@ import type { Clock } from '@petstore/core';
 import { createHttpHandler, openPetStore, type OpenPetStore } from '@petstore/embed';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
+import { openAdminChannel, type AdminChannel } from './admin-channel.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { createObservability } from './observability.js';
 
@@ -66,11 +67,19 @@ export async function startServer(
     serve(req, res);
   });
   const metricsServer = config.metricsPort === undefined ? undefined : createServer(observability.serveMetrics);
+  let admin: AdminChannel | undefined;
   try {
     await listen(server, config.port, config.host);
     if (metricsServer) await listen(metricsServer, config.metricsPort!, config.host);
+    // The key tool's way in while the service holds the embedded folder (see admin-channel.ts).
+    const { backup } = service.database;
+    if (config.dataDirIsFolder && backup) {
+      const keys = { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage() };
+      admin = await openAdminChannel(config.dataDir, { keys, backup });
+    }
   } catch (error) {
     server.close();
+    metricsServer?.close();
     await service.close();
     await releaseLock();
     throw error;
@@ -85,6 +94,7 @@ export async function startServer(
       const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
       await closed;
       clearTimeout(force);
+      await admin?.close();
       if (metricsServer) {
         metricsServer.closeAllConnections();
         await new Promise<void>((resolve) => metricsServer.close(() => resolve()));

@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseUrl, scratchPostgres } from '@petstore/testing';
@@ -83,15 +84,16 @@ describe.each(targets)('petstore keys on $name', (target) => {
 });
 
 describe('keys and a running service', () => {
-  it('refuses to open the embedded database while the service runs on it', async () => {
+  it('refuses to open the embedded database that another process holds without an admin channel', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'petstore-cli-lock-'));
-    const server = await startProcess({ PETSTORE_DATA_DIR: dir });
+    const holder = spawn('sleep', ['30'], { stdio: 'ignore' });
     try {
+      await writeFile(join(dir, 'petstore.pid'), String(holder.pid));
       const { code, stderr } = await runCli(['keys', 'list'], { PETSTORE_DATA_DIR: dir });
       expect(code).toBe(1);
-      expect(stderr).toContain('in use by process');
+      expect(stderr).toContain(`in use by process ${holder.pid}`);
     } finally {
-      await server.stop();
+      holder.kill();
       await rm(dir, { recursive: true, force: true });
     }
   });

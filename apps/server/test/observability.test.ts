@@ -88,6 +88,13 @@ describe('request ids, logs and metrics', () => {
     expect(text).not.toMatch(/route="\/v1\/pets\/[0-9]/);
   });
 
+  it('counts calls of deprecated operations by key on the metrics port', async () => {
+    const text = await (await fetch(`${running.metricsUrl}/metrics`)).text();
+    const calls = /petstore_deprecated_calls_total\{operation="getPet",key_id="(\d+)"\} (\d+)/.exec(text);
+    expect(calls).not.toBeNull();
+    expect(Number(calls![2])).toBeGreaterThan(0);
+  });
+
   it('labels metrics and logs by route template, so made-up paths cannot grow the series', async () => {
     const series = async () => (await (await fetch(`${running.metricsUrl}/metrics`)).text()).split('\n').filter((l) => l.startsWith('petstore_http_')).length;
     await fetch(`${running.url}/trpc/warm.up`);

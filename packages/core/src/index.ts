@@ -29,5 +29,6 @@ export {
   type IdempotentRequest,
   type IdempotentResult,
 } from './idempotency/idempotency-store.js';
+export type { DeprecatedUsage } from './usage/deprecated-usage.js';
 export type { Database } from './storage/database.js';
 export { migrateToLatest } from './storage/migrations.js';

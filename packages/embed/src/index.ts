@@ -1,4 +1,4 @@
-export { openDatabase, type DatabaseOptions, type OpenDatabase } from './open-database.js';
+export { openDatabase, restoreDataDir, type DatabaseOptions, type OpenDatabase } from './open-database.js';
 export { openPetStore, type OpenPetStoreOptions, type OpenPetStore, type ConfiguredApiKey } from './open-pet-store.js';
 export { createHttpHandler, type HttpHandler, type HttpHandlerOptions, type HostRedirect } from './create-http-handler.js';
 export type { TrustProxy } from '@petstore/http';

@@ -77,6 +77,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       store,
       database,
       async close() {
+        await store.close().catch(() => {});
         await quota?.close?.();
         await database.close();
       },

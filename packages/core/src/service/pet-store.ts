@@ -10,6 +10,7 @@ import { createIdempotencyStore } from '../idempotency/idempotency-store.js';
 import { operations, type OperationId } from '../operations/operations.js';
 import type { Database } from '../storage/database.js';
 import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
+import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
 import { createPageCache } from './page-cache.js';
 import { unlimitedQuota, type Quota } from './quota.js';
 import type { ResponseMeta } from './response-meta.js';
@@ -59,6 +60,13 @@ export interface PetStore {
   meter(context: CallContext): Promise<ResponseMeta>;
   /** Whether the database answers. */
   isHealthy(): Promise<boolean>;
+  /**
+   * Which keys called deprecated operations, how often and when last (counted in memory, written in batches every
+   * few seconds; this instance's pending counts are written first).
+   */
+  deprecatedUsage(): Promise<DeprecatedUsage[]>;
+  /** Writes what is still counted in memory and stops the store's timers. */
+  close(): Promise<void>;
   /** The key store, for the key tool and for seeding keys. */
   readonly apiKeys: ApiKeyStore;
   readonly clock: Clock;
@@ -67,6 +75,8 @@ export interface PetStore {
 /** A request counted against a quota: by its key when valid, else by its address; `refusal` when over a limit. */
 export interface CountedRequest {
   key: ApiKeyRecord | undefined;
+  /** The operation called, when the request names one. */
+  operationId?: OperationId;
   refusal?: PetStoreError;
 }
 
@@ -103,6 +113,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   const apiKeys = createApiKeyStore(db);
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
   const idempotency = createIdempotencyStore({ db, clock });
+  const deprecatedUsage = createDeprecatedUsageLedger({ db, clock });
 
   const handlers = {
     async listPets(
@@ -143,8 +154,8 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     return failed;
   }
 
-  function refused(error: unknown, key: ApiKeyRecord | undefined): never {
-    if (error instanceof PetStoreError && error.status === 429) onRequestCounted?.({ key, refusal: error });
+  function refused(error: unknown, key: ApiKeyRecord | undefined, operationId?: OperationId): never {
+    if (error instanceof PetStoreError && error.status === 429) onRequestCounted?.({ key, operationId, refusal: error });
     throw error;
   }
 
@@ -153,12 +164,12 @@ export function createPetStore(options: PetStoreOptions): PetStore {
    * an address is over its limit every request from it is refused alike, whatever key it carries, so a right guess
    * looks exactly like a wrong one; a valid key's request still counts against that key.
    */
-  async function count(context: CallContext, meta: ResponseMeta): Promise<ApiKeyRecord | undefined> {
+  async function count(context: CallContext, meta: ResponseMeta, operationId?: OperationId): Promise<ApiKeyRecord | undefined> {
     const token = context.apiKey;
     const address = context.clientAddress ?? 'unknown';
     if (token === undefined) {
-      meta.rateLimit = await quota.consumeAddress(address).catch((error: unknown) => refused(error, undefined));
-      onRequestCounted?.({ key: undefined });
+      meta.rateLimit = await quota.consumeAddress(address).catch((error: unknown) => refused(error, undefined, operationId));
+      onRequestCounted?.({ key: undefined, operationId });
       return undefined;
     }
     const [key, addressCheck] = await Promise.all([
@@ -169,18 +180,18 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       ),
     ]);
     if (!key) {
-      meta.rateLimit = await quota.consumeAddress(address).catch((error: unknown) => refused(error, undefined));
-      onRequestCounted?.({ key: undefined });
+      meta.rateLimit = await quota.consumeAddress(address).catch((error: unknown) => refused(error, undefined, operationId));
+      onRequestCounted?.({ key: undefined, operationId });
       return undefined;
     }
     meta.keyId = key.id;
     const windows = quota.consumeKey(key);
     if (addressCheck !== undefined) {
       await windows.catch(() => undefined);
-      refused(addressCheck, undefined);
+      refused(addressCheck, undefined, operationId);
     }
-    meta.rateLimit = await windows.catch((error: unknown) => refused(error, key));
-    onRequestCounted?.({ key });
+    meta.rateLimit = await windows.catch((error: unknown) => refused(error, key, operationId));
+    onRequestCounted?.({ key, operationId });
     return key;
   }
 
@@ -197,10 +208,11 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   async function call(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<any>> {
     const meta: ResponseMeta = {};
     try {
-      const key = await count(context, meta);
+      const key = await count(context, meta, operationId);
       if (!key) throw new PetStoreError(context.apiKey === undefined ? 'missing_api_key' : 'invalid_api_key');
       const op = operations[operationId];
       if (op.deprecation) {
+        deprecatedUsage.record(key.id, operationId);
         meta.deprecation = op.deprecation;
         if (clock.now() >= op.deprecation.sunset.getTime()) {
           throw new PetStoreError(
@@ -243,6 +255,8 @@ export function createPetStore(options: PetStoreOptions): PetStore {
         return false;
       }
     },
+    deprecatedUsage: () => deprecatedUsage.list(),
+    close: () => deprecatedUsage.close(),
     apiKeys,
     clock,
   } satisfies PetStore);

@@ -42,6 +42,13 @@ export interface IdempotencyKeysTable {
   response_body: ColumnType<unknown, string | null, string | null>;
 }
 
+export interface DeprecatedCallsTable {
+  api_key_id: Int8;
+  operation_id: string;
+  calls: Int8;
+  last_called_at: Date;
+}
+
 /**
  * The tables of the service, as kysely sees them.
  * @example const db = new Kysely<Database>({ dialect })
@@ -50,4 +57,5 @@ export interface Database {
   pets: PetsTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
+  deprecated_calls: DeprecatedCallsTable;
 }
