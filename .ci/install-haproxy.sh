@@ -5,4 +5,4 @@ export DEBIAN_FRONTEND=noninteractive
 command -v haproxy >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends haproxy >/dev/null; }
 # The Debian package starts a default instance; the test runs its own.
 systemctl disable --now haproxy >/dev/null 2>&1 || service haproxy stop >/dev/null 2>&1 || true
-haproxy -v | head -n 1
+haproxy -v | sed -n 1p
