@@ -10,6 +10,7 @@ export { unlimitedQuota, type Quota } from './service/quota.js';
 export { jsonText } from './service/json-text.js';
 export { createQuota, type ClosableQuota, type QuotaOptions, type QuotaStore } from './quota/create-quota.js';
 export type { PostgresPoolLike } from './quota/postgres-counters.js';
+export { DEFAULT_REDIS_KEY_PREFIX, type RedisLike } from './quota/redis-counters.js';
 export { retryAfterSeconds } from './quota/windows.js';
 export {
   createPetStore,

@@ -29,7 +29,7 @@ function countOf(outcome: unknown): number {
   return storeFailure(outcome);
 }
 
-/** Counters on a rate-limiter-flexible limiter whose `points` is {@link COUNTER_CEILING} and key prefix empty. */
+/** Counters on a rate-limiter-flexible limiter whose `points` is {@link COUNTER_CEILING}. */
 export function countersOn(
   limiter: RateLimiterAbstract | RateLimiterStoreAbstract,
   upkeep: Pick<Counters, 'clearExpired' | 'close'>,
