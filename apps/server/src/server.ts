@@ -36,6 +36,8 @@ export async function startServer(
       dataDir: config.dataDir,
       apiKeys: config.apiKeys,
       rateLimitStore: config.rateLimitStore,
+      redisUrl: config.redisUrl,
+      redisKeyPrefix: config.redisKeyPrefix,
       quota: config.quota,
       onRequestCounted: observability.onRequestCounted,
       ...(options.clock ? { clock: options.clock } : {}),
