@@ -181,6 +181,8 @@ export async function startRedisServer() {
     });
     started.stdout!.resume();
     child = started;
+    // A test that times out must not leave its server behind.
+    process.once('exit', () => started.kill('SIGKILL'));
   }
   async function stop() {
     const running = child;
