@@ -22,7 +22,14 @@ export {
   type CountedRequest,
 } from './service/pet-store.js';
 export { generateApiKey, hashApiKey, isWellFormedApiKey, bearerToken } from './auth/api-key-format.js';
-export { createApiKeyStore, type ApiKeyStore, type ApiKeyRecord } from './auth/api-key-store.js';
+export {
+  createApiKeyStore,
+  MAX_GRACE_MS,
+  type ApiKeyStore,
+  type ApiKeyRecord,
+  type RolledApiKey,
+} from './auth/api-key-store.js';
+export { createAuthenticator, invalidApiKey, type Authenticator, type KeyVerdict } from './auth/authenticator.js';
 export { plans, PLAN_NAMES, type PlanName, type Limits } from './auth/plans.js';
 export { IdempotencyKey } from './idempotency/idempotency-key.js';
 export {
