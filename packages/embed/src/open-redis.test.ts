@@ -20,7 +20,7 @@ describe('opening the pet store on the redis limiter', () => {
 describe.skipIf(!redisUrl)('the pet store on the redis limiter', () => {
   it('counts requests in Redis under its key prefix and disconnects its client on close', async () => {
     const observer = await openTestRedis(`petstore_test_${randomBytes(6).toString('hex')}`);
-    const clients = async () => (await observer.client.client('LIST')).toString().trim().split('\n').length;
+    const clients = async () => String(await observer.client.client('LIST')).trim().split('\n').length;
     const before = await clients();
     const key = 'redis-embedding-key-0123456789';
     const service = await openPetStore({
