@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { openTestRedis, redisUrl, refusal } from '@petstore/testing';
+import { openTestRedis, redisUrl, refusal, startRedisServer } from '@petstore/testing';
 import { describe, expect, it } from 'vitest';
 import { openPetStore } from './index.js';
 
@@ -18,6 +18,24 @@ describe('opening the pet store on the redis limiter', () => {
 });
 
 describe.skipIf(!redisUrl)('the pet store on the redis limiter', () => {
+  it('fails at start-up with the reason Redis gave, such as a wrong password', async () => {
+    const server = await startRedisServer(['--requirepass', 'right-password']);
+    try {
+      const url = server.url.replace('redis://', 'redis://:wrong-password@');
+      await expect(openPetStore({ dataDir: 'memory://', rateLimitStore: 'redis', redisUrl: url })).rejects.toThrow(
+        /^Cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:\d+: WRONGPASS/,
+      );
+      const right = await openPetStore({
+        dataDir: 'memory://',
+        rateLimitStore: 'redis',
+        redisUrl: server.url.replace('redis://', 'redis://:right-password@'),
+      });
+      await right.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('counts requests in Redis under its key prefix and disconnects its client on close', async () => {
     const observer = await openTestRedis(`petstore_test_${randomBytes(6).toString('hex')}`);
     const clients = async () => String(await observer.client.client('LIST')).trim().split('\n').length;

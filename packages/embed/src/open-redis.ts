@@ -34,14 +34,18 @@ function redacted(url: string) {
  */
 export async function openRedis(url: string): Promise<Redis> {
   const client = new Redis(url, FAIL_FAST);
-  client.on('error', () => {
+  let lastError: Error | undefined;
+  client.on('error', (error: Error) => {
     // Redis went away; commands fail (503) and the client reconnects by itself.
+    lastError = error;
   });
   try {
     await client.connect();
   } catch (error) {
     client.disconnect();
-    throw new Error(`Cannot reach Redis at ${redacted(url)}: ${(error as Error).message}`, { cause: error });
+    // The connection's own error (refused, wrong password) says more than "Connection is closed".
+    const reason = lastError ?? (error as Error);
+    throw new Error(`Cannot reach Redis at ${redacted(url)}: ${reason.message}`, { cause: reason });
   }
   return client;
 }

@@ -155,14 +155,15 @@ async function freePort() {
 
 /**
  * A redis-server process of the test's own, on a free loopback port, that the test may stop and start again (an
- * outage); it keeps nothing on disk. Needs `redis-server` on the PATH, as CI installs it.
+ * outage); it keeps nothing on disk; `extraArgs` go to redis-server. Needs `redis-server` on the PATH, as CI installs it.
  * @example const redis = await startRedisServer(); await redis.stop(); await redis.start(); await redis.stop()
  */
-export async function startRedisServer() {
+export async function startRedisServer(extraArgs: string[] = []) {
   const port = await freePort();
   let child: ChildProcess | undefined;
   async function start() {
-    const started = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs];
+    const started = spawn('redis-server', args, {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
