@@ -14,6 +14,7 @@ function measuredText(s) {
   if (s.status === 'skipped') return '–';
   if (s.kind === 'startup') return `${fmt(s.measured / 1000)} s`;
   if (s.kind === 'memory') return `${fmt(s.measured)} MB`;
+  if (s.kind === 'cost') return `${fmt(s.measured, 1)} µs`;
   return `${fmt(s.measured)}x`;
 }
 

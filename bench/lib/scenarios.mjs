@@ -7,6 +7,7 @@ import { API_KEY, startBareInsert, startBareList, startService, startTrpcMemory 
 /** Every scenario's id, in the order they run. */
 export const SCENARIO_IDS = Object.freeze([
   'rest-list-embedded',
+  'log-cost',
   'rest-list-pg-memory',
   'rest-list-pg-postgres',
   'trpc-list-pg',
@@ -86,6 +87,19 @@ export function defineScenarios(ctx) {
       compareBodies: true,
       recordPeakRss: true,
       database: 'embedded',
+    },
+    {
+      id: 'log-cost',
+      title: 'Cost of the request log line (REST list, embedded DB): CPU per request, default logging minus logging off',
+      chartLabel: 'request log line · µs of CPU per request (lower is better)',
+      kind: 'cost',
+      target: { op: '<=', value: 5, unit: ' µs' },
+      a: { label: 'service, PETSTORE_LOG_LEVEL=silent', spec: service('embedded-silent', { dataDir: embedded.copy, logLevel: 'silent' }, 'log-cost') },
+      b: { label: 'service, default logging', spec: embeddedList },
+      request: listRequest,
+      compareBodies: true,
+      database: 'embedded',
+      note: 'Both sides are the service on the same data; only the log level differs. The row is the median over pairs of the difference in CPU time per request.',
     },
   ];
   const onPostgres = [];

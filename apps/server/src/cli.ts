@@ -1,15 +1,28 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { MAX_GRACE_MS, PLAN_NAMES, systemClock, type ApiKeyRecord, type PlanName } from '@petstore/core';
-import { openPetStore } from '@petstore/embed';
-import { ConfigError, loadConfig } from './config.js';
+import {
+  MAX_GRACE_MS,
+  operations,
+  PLAN_NAMES,
+  systemClock,
+  type ApiKeyRecord,
+  type DeprecatedUsage,
+  type OperationId,
+  type PlanName,
+} from '@petstore/core';
+import { readFile, writeFile } from 'node:fs/promises';
+import { openDatabase, openPetStore, restoreDataDir } from '@petstore/embed';
+import { connectAdminChannel, type KeyAdmin } from './admin-channel.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { parseDuration, parseInstant } from './duration.js';
 
 const HELP = `Usage: petstore keys <command> [options]
+       petstore backup FILE | petstore restore FILE
 
 Manage the API keys of the Pet Store. Uses the database the service uses:
-DATABASE_URL (PostgreSQL) or else the embedded database in PETSTORE_DATA_DIR.
+DATABASE_URL (PostgreSQL) or else the embedded database in PETSTORE_DATA_DIR,
+through the running service when it runs on that folder, directly otherwise.
 
 Commands:
   create --plan PLAN [--label TEXT]        Create a key and print it (shown only this once).
@@ -22,9 +35,15 @@ Commands:
                                            grace period (default 24h; 0 stops it at once).
           [--expires-in D | --expires-at T] Give the new key another expiry.
   list [--json]                            List keys: id, label, plan, limits, created, last used, revoked,
-                                           expires, replaced by.
+                                           expires, replaced by, and their calls of deprecated operations.
+  deprecated [--json]                      Keys that still call deprecated operations: how often, when last,
+                                           and when each operation is removed.
   revoke ID                                Revoke a key (effective within one second on every instance).
   set-limits ID --per-minute N --per-day N Set the limits of an enterprise key.
+
+  backup FILE                              Write a consistent copy of the embedded database (gzipped tar),
+                                           also while the service runs. On PostgreSQL use pg_dump.
+  restore FILE                             Restore such a copy into an empty PETSTORE_DATA_DIR.
 
 Options:
   -h, --help                               Show this help.
@@ -51,6 +70,8 @@ function isoSeconds(d: Date) {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+const date = (d: Date | null | undefined) => (d ? isoSeconds(d) : '-');
+
 /** The expiry asked for with --expires-in or --expires-at (null: none asked), refused unless it lies ahead. */
 function expiryOption(values: { 'expires-in'?: string | undefined; 'expires-at'?: string | undefined }, now: number) {
   const { 'expires-in': expiresIn, 'expires-at': expiresAt } = values;
@@ -69,8 +90,9 @@ function expiryOption(values: { 'expires-in'?: string | undefined; 'expires-at'?
   return null;
 }
 
-function row(record: ApiKeyRecord) {
-  const date = (d: Date | null | undefined) => (d ? isoSeconds(d) : '-');
+function row(record: ApiKeyRecord, usage: readonly DeprecatedUsage[]) {
+  const own = usage.filter((u) => u.keyId === record.id);
+  const last = own.reduce<Date | undefined>((latest, u) => (!latest || u.lastCalledAt > latest ? u.lastCalledAt : latest), undefined);
   return {
     id: String(record.id),
     label: record.label ?? '-',
@@ -82,6 +104,21 @@ function row(record: ApiKeyRecord) {
     revoked: date(record.revokedAt),
     expires: date(record.expiresAt),
     'replaced by': record.replacedBy ? String(record.replacedBy) : '-',
+    'deprecated calls': String(own.reduce((sum, u) => sum + u.calls, 0)),
+    'last deprecated call': date(last),
+  };
+}
+
+/** The report of keys that still call deprecated operations, with each operation's sunset. */
+function deprecatedRow(usage: DeprecatedUsage) {
+  const deprecation = operations[usage.operationId as OperationId]?.deprecation;
+  return {
+    id: String(usage.keyId),
+    label: usage.label ?? '-',
+    operation: usage.operationId,
+    calls: String(usage.calls),
+    'last call': date(usage.lastCalledAt),
+    sunset: date(deprecation?.sunset),
   };
 }
 
@@ -115,6 +152,8 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return values.help ? 0 : 2;
   }
+  const config = loadConfig(process.env);
+  if (group === 'backup' || group === 'restore') return group === 'backup' ? backup(config, command) : restore(config, command);
   if (group !== 'keys' || !command) throw new UsageError(`Unknown command "${positionals.join(' ')}".`);
   // Options are checked before the database opens, so a mistake is reported at once.
   const expiresAt = command === 'create' || command === 'roll' ? expiryOption(values, systemClock.now()) : null;
@@ -124,18 +163,7 @@ async function run(argv: string[]): Promise<number> {
     throw new UsageError(`--grace must be a duration from 0 to 365d such as 24h or 7d, not "${grace}".`);
   }
 
-  const config = loadConfig(process.env);
-  const releaseLock = config.dataDirIsFolder ? await acquireDataDirLock(config.dataDir) : async () => {};
-  const service = await openPetStore({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: 1,
-    rateLimitStore: 'none',
-  }).catch(async (error: unknown) => {
-    await releaseLock();
-    throw error;
-  });
-  const keys = service.store.apiKeys;
+  const { keys, close } = await openKeys(config);
   try {
     switch (command) {
       case 'create': {
@@ -175,8 +203,15 @@ async function run(argv: string[]): Promise<number> {
         return 0;
       }
       case 'list': {
-        const records = await keys.list();
-        process.stdout.write(values.json ? `${JSON.stringify(records.map(row), null, 2)}\n` : table(records.map(row)));
+        const [records, usage] = await Promise.all([keys.list(), keys.deprecatedUsage()]);
+        const rows = records.map((record) => row(record, usage));
+        process.stdout.write(values.json ? `${JSON.stringify(rows, null, 2)}\n` : table(rows));
+        return 0;
+      }
+      case 'deprecated': {
+        const rows = (await keys.deprecatedUsage()).map(deprecatedRow);
+        if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        else process.stdout.write(rows.length ? table(rows) : 'No key has called a deprecated operation.\n');
         return 0;
       }
       case 'revoke': {
@@ -198,9 +233,77 @@ async function run(argv: string[]): Promise<number> {
         throw new UsageError(`Unknown command "keys ${command}".`);
     }
   } finally {
-    await service.close();
+    await close();
+  }
+}
+
+/**
+ * The key store: through the running service's admin channel when a service runs on the embedded folder (only one
+ * process may open it), else straight from the database (PostgreSQL always; the embedded folder under its lock).
+ */
+async function openKeys(config: Config) {
+  if (config.dataDirIsFolder) {
+    const admin = await connectAdminChannel(config.dataDir);
+    if (admin) return { keys: admin.keys, close: async () => {} };
+  }
+  const releaseLock = config.dataDirIsFolder ? await acquireDataDirLock(config.dataDir) : async () => {};
+  const service = await openPetStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 1,
+    rateLimitStore: 'none',
+  }).catch(async (error: unknown) => {
+    await releaseLock();
+    throw error;
+  });
+  return {
+    keys: { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage() } as KeyAdmin,
+    async close() {
+      await service.close();
+      await releaseLock();
+    },
+  };
+}
+
+async function backup(config: Config, file: string | undefined): Promise<number> {
+  if (!file) throw new UsageError('Give the file to write: petstore backup FILE.');
+  if (!config.dataDirIsFolder) {
+    throw new UsageError('backup copies the embedded database in a folder; for PostgreSQL use pg_dump (see the README).');
+  }
+  const admin = await connectAdminChannel(config.dataDir);
+  let bytes: Buffer;
+  if (admin) {
+    bytes = await admin.backup();
+  } else {
+    const releaseLock = await acquireDataDirLock(config.dataDir);
+    try {
+      const database = await openDatabase({ dataDir: config.dataDir });
+      try {
+        bytes = Buffer.from(await (await database.backup!()).arrayBuffer());
+      } finally {
+        await database.close();
+      }
+    } finally {
+      await releaseLock();
+    }
+  }
+  await writeFile(file, bytes);
+  process.stdout.write(`Wrote a backup of ${config.dataDir} to ${file} (${bytes.length} bytes).\n`);
+  return 0;
+}
+
+async function restore(config: Config, file: string | undefined): Promise<number> {
+  if (!file) throw new UsageError('Give the backup to restore: petstore restore FILE.');
+  if (!config.dataDirIsFolder) throw new UsageError('restore fills an embedded data folder (PETSTORE_DATA_DIR); for PostgreSQL use pg_restore.');
+  const bytes = await readFile(file);
+  const releaseLock = await acquireDataDirLock(config.dataDir);
+  try {
+    await restoreDataDir(config.dataDir, new Blob([bytes]));
+  } finally {
     await releaseLock();
   }
+  process.stdout.write(`Restored ${file} into ${config.dataDir}.\n`);
+  return 0;
 }
 
 run(process.argv.slice(2)).then(

@@ -25,7 +25,7 @@ describe('the configuration', () => {
       localUrl: 'http://127.0.0.1:3000/v1',
       trustProxy: false,
       redirects: [],
-      metrics: true,
+      metricsPort: undefined,
       apiKeys: [],
     });
   });
@@ -62,6 +62,19 @@ describe('the configuration', () => {
     expect(message).toContain('entry 1: the key must be 16 to 255');
     expect(message).toContain('entry 2: plan must be one of free, pro, business, enterprise');
     expect(message).toContain('entry 3: only an enterprise key may add limits');
+  });
+
+  it('reads PETSTORE_TRUST_PROXY as false, true, a hop count or a list of proxies, and refuses anything else', () => {
+    expect(loadConfig({ PETSTORE_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ PETSTORE_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ PETSTORE_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ PETSTORE_TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toEqual(['loopback', '10.0.0.0/8']);
+    expect(problemsOf({ PETSTORE_TRUST_PROXY: '10.0.0.0/99' })).toContain('PETSTORE_TRUST_PROXY:');
+  });
+
+  it('puts metrics on a port of their own, never the API port', () => {
+    expect(loadConfig({ PETSTORE_METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    expect(problemsOf({ PORT: '3000', PETSTORE_METRICS_PORT: '3000' })).toContain('PETSTORE_METRICS_PORT:');
   });
 
   it('refuses the postgres limiter without PostgreSQL', () => {

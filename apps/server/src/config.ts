@@ -1,5 +1,6 @@
 import { PLAN_NAMES, isWellFormedApiKey, type PlanName } from '@petstore/core';
-import type { ConfiguredApiKey, HostRedirect } from '@petstore/embed';
+import type { ConfiguredApiKey, HostRedirect, TrustProxy } from '@petstore/embed';
+import { compileTrust } from '@petstore/http';
 import { z } from 'zod';
 
 const integer = (min: number, max: number) =>
@@ -9,10 +10,6 @@ const integer = (min: number, max: number) =>
     .regex(/^[0-9]+$/, 'must be a whole number')
     .transform(Number)
     .pipe(z.int().min(min).max(max));
-
-const flag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const baseUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
@@ -59,6 +56,25 @@ function parseRedirects(text: string, ctx: z.RefinementCtx): HostRedirect[] {
   return redirects;
 }
 
+/** `false`, `true` (one proxy), a hop count, or a comma list of proxy addresses and subnets (proxy-addr's forms). */
+function parseTrustProxy(text: string, ctx: z.RefinementCtx): TrustProxy {
+  const value = text.trim().toLowerCase();
+  if (value === 'false' || value === '0') return false;
+  if (value === 'true') return true;
+  if (/^[0-9]{1,3}$/.test(value)) return Number(value);
+  const list = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  try {
+    compileTrust(list);
+  } catch (error) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `write false, true, a number of proxy hops, or a comma list of proxy addresses and subnets (${(error as Error).message})`,
+    });
+    return false;
+  }
+  return list;
+}
+
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
 
 /** The environment the service reads, validated in one place. */
@@ -91,9 +107,9 @@ const Environment = z.object({
   ),
   PETSTORE_PUBLIC_URL: z.preprocess(unsetIfEmpty, baseUrl.optional()),
   PETSTORE_STAGING_URL: z.preprocess(unsetIfEmpty, baseUrl.optional()),
-  PETSTORE_TRUST_PROXY: z.preprocess(unsetIfEmpty, flag.default(false)),
+  PETSTORE_TRUST_PROXY: z.preprocess(unsetIfEmpty, z.string().transform(parseTrustProxy).default(false)),
   PETSTORE_REDIRECTS: z.preprocess(unsetIfEmpty, z.string().transform(parseRedirects).default([])),
-  PETSTORE_METRICS: z.preprocess(unsetIfEmpty, flag.default(true)),
+  PETSTORE_METRICS_PORT: z.preprocess(unsetIfEmpty, integer(0, 65535).optional()),
   PETSTORE_LOG_LEVEL: z.preprocess(
     unsetIfEmpty,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -114,6 +130,9 @@ function toConfig(env: z.output<typeof Environment>) {
   if (env.PETSTORE_RATE_LIMIT_STORE === 'redis' && !env.REDIS_URL) {
     throw new ConfigError(['REDIS_URL: PETSTORE_RATE_LIMIT_STORE=redis needs REDIS_URL (redis://host:6379)']);
   }
+  if (env.PETSTORE_METRICS_PORT !== undefined && env.PETSTORE_METRICS_PORT !== 0 && env.PETSTORE_METRICS_PORT === env.PORT) {
+    throw new ConfigError(['PETSTORE_METRICS_PORT: must differ from PORT; the API port never serves metrics']);
+  }
   return Object.freeze({
     port: env.PORT,
     host: env.HOST,
@@ -131,7 +150,8 @@ function toConfig(env: z.output<typeof Environment>) {
     localUrl,
     trustProxy: env.PETSTORE_TRUST_PROXY,
     redirects: env.PETSTORE_REDIRECTS,
-    metrics: env.PETSTORE_METRICS,
+    /** Port of the metrics listener on HOST; undefined: no metrics listener. */
+    metricsPort: env.PETSTORE_METRICS_PORT,
     logLevel: env.PETSTORE_LOG_LEVEL,
     quota: {
       banThreshold: env.PETSTORE_BAN_THRESHOLD,

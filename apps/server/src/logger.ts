@@ -1,7 +1,9 @@
 import { pino, type Logger } from 'pino';
 
 /**
- * The service's logger: JSON lines, one per event; readable when stdout is a terminal.
+ * The service's logger: JSON lines, one per event, written to stdout asynchronously (lines that pile up while a write
+ * is under way go out together, and the request path never waits for the pipe); flushed on exit by pino itself.
+ * Readable when stdout is a terminal.
  * @example createLogger('info').info('ready')
  */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
@@ -10,5 +12,5 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
   if (process.stdout.isTTY) {
     return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss' } } });
   }
-  return pino(options);
+  return pino(options, pino.destination({ dest: 1, sync: false }));
 }

@@ -32,7 +32,10 @@ try {
     );
   }
   const database = config.databaseUrl ? 'PostgreSQL' : `the embedded database (${config.dataDir})`;
-  logger.info({ url: running.url, database, rateLimitStore: config.rateLimitStore }, 'Pet Store listening');
+  logger.info(
+    { url: running.url, database, rateLimitStore: config.rateLimitStore, ...(running.metricsUrl ? { metricsUrl: running.metricsUrl } : {}) },
+    'Pet Store listening',
+  );
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bearerToken, type ApiKeyRecord, type CountedRequest, type PetStoreError } from '@petstore/core';
+import { operations, PetStoreError, type CountedRequest } from '@petstore/core';
+import { contextOf, sendJson } from '@petstore/http';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { routeLabel } from './route-label.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -13,12 +13,16 @@ interface PoolCounts {
   waitingCount: number;
 }
 
+/** The route label of a request: the template the edge matched, or `unmatched`, so clients cannot grow labels. */
+const routeOf = (req: IncomingMessage) => contextOf(req)?.route ?? 'unmatched';
+
 /**
  * Request logs (one JSON line per request: id, method, route, status, duration, key id; never a key, an
- * `Authorization` header or a body) and Prometheus metrics at `GET /metrics`.
- * @example const observe = createObservability({ logger, metrics: true }); createServer(observe.wrap(handler))
+ * `Authorization` header or a body) and Prometheus metrics, served by `serveMetrics` on a listener of their own.
+ * Labels come from the matched route template, never from the raw path.
+ * @example const observe = createObservability({ logger }); createServer(observe.wrap(handler))
  */
-export function createObservability(options: { logger: Logger; metrics: boolean }) {
+export function createObservability(options: { logger: Logger }) {
   const { logger } = options;
   const registry = new Registry();
   const requests = new Counter({
@@ -40,14 +44,21 @@ export function createObservability(options: { logger: Logger; metrics: boolean 
     labelNames: ['plan', 'code'],
     registers: [registry],
   });
-  if (options.metrics) collectDefaultMetrics({ register: registry, prefix: 'petstore_' });
+  const deprecatedCalls = new Counter({
+    name: 'petstore_deprecated_calls_total',
+    help: 'Calls of deprecated operations by operation and API key id, since this process started.',
+    labelNames: ['operation', 'key_id'],
+    registers: [registry],
+  });
+  collectDefaultMetrics({ register: registry, prefix: 'petstore_' });
 
+  /** `GET /metrics` and nothing else: errors in the one Error body, as on the API port. */
   const serveMetrics = (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify({ code: 'method_not_allowed', message: 'The method is not allowed on this resource.', status: 405 }));
-      return;
-    }
+    const path = (req.url ?? '/').split('?', 1)[0];
+    const refuse = (error: PetStoreError, headers: Record<string, string> = {}) =>
+      sendJson(res, error.status, JSON.stringify(error.toBody()), headers);
+    if (path !== '/metrics') return refuse(new PetStoreError('not_found'));
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(new PetStoreError('method_not_allowed'), { allow: 'GET, HEAD' });
     registry.metrics().then(
       (text) => {
         res.writeHead(200, { 'content-type': registry.contentType });
@@ -55,13 +66,15 @@ export function createObservability(options: { logger: Logger; metrics: boolean 
       },
       (error: unknown) => {
         logger.error({ err: error }, 'Could not collect metrics');
-        res.writeHead(500).end();
+        refuse(new PetStoreError('internal_error'));
       },
     );
   };
 
   return {
     registry,
+    /** The metrics listener's handler; never mounted on the API port. */
+    serveMetrics,
     /** Reports a PostgreSQL pool's connections at each scrape. */
     watchPool(pool: PoolCounts) {
       new Gauge({
@@ -76,43 +89,39 @@ export function createObservability(options: { logger: Logger; metrics: boolean 
         },
       });
     },
-    /** For the pet store: counts 429s by plan. */
-    onRequestCounted({ key, refusal }: CountedRequest) {
+    /** For the pet store: counts 429s by plan, and calls of deprecated operations by key. */
+    onRequestCounted({ key, operationId, refusal }: CountedRequest) {
       if (refusal) refused.inc({ plan: key?.plan ?? 'none', code: refusal.code });
+      else if (key && operationId && operations[operationId].deprecation) {
+        deprecatedCalls.inc({ operation: operationId, key_id: String(key.id) });
+      }
     },
     /** For the handlers: logs server faults with their cause; client errors are in the request line already. */
     onError(error: PetStoreError, req: IncomingMessage) {
       if (error.status < 500) return;
-      const reqId = req.headers['x-request-id'];
-      logger.error({ reqId, method: req.method, route: routeLabel(req.url), code: error.code, err: error.cause ?? error }, 'request failed');
+      const reqId = contextOf(req)?.requestId;
+      logger.error({ reqId, method: req.method, route: routeOf(req), code: error.code, err: error.cause ?? error }, 'request failed');
     },
-    /**
-     * Wraps the service's handler: serves `/metrics`, and logs and counts each request when its response is done.
-     * `recallKey` names the key a request's token was verified as, for the `keyId` of its log line.
-     */
-    wrap(handler: Handler, recallKey: (token: string) => ApiKeyRecord | undefined): Handler {
+    /** Wraps the service's handler: logs and counts each request when its response is done. */
+    wrap(handler: Handler): Handler {
       return (req, res) => {
-        if (options.metrics && (req.url === '/metrics' || req.url?.startsWith('/metrics?'))) {
-          return serveMetrics(req, res);
-        }
         const started = process.hrtime.bigint();
         res.once('finish', () => {
           const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-          const route = routeLabel(req.url);
+          const ctx = contextOf(req);
+          const route = ctx?.route ?? 'unmatched';
           const method = req.method ?? 'GET';
           requests.inc({ method, route, status: res.statusCode });
           latency.observe({ method, route }, seconds);
           if (!logger.isLevelEnabled('info')) return;
-          const token = bearerToken(req.headers.authorization);
-          const keyId = token === undefined ? undefined : recallKey(token)?.id;
           logger.info(
             {
-              reqId: res.getHeader('x-request-id'),
+              reqId: ctx?.requestId,
               method,
               route,
               status: res.statusCode,
               durationMs: Math.round(seconds * 1e5) / 100,
-              ...(keyId !== undefined ? { keyId } : {}),
+              ...(ctx?.keyId !== undefined ? { keyId: ctx.keyId } : {}),
             },
             'request',
           );

@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPetStore } from '@petstore/embed';
@@ -48,7 +49,7 @@ describe.each(targets)('petstore keys on $name', (target) => {
       expect.objectContaining({ label: 'mobile app', plan: 'pro', 'per minute': '300', 'per day': '10000', 'last used': '-', revoked: '-' }),
     );
     const table = await runCli(['keys', 'list'], env);
-    expect(table.stdout).toMatch(/^ID\s+LABEL\s+PLAN\s+PER MINUTE\s+PER DAY\s+CREATED\s+LAST USED\s+REVOKED\s+EXPIRES\s+REPLACED BY\n/);
+    expect(table.stdout).toMatch(/^ID\s+LABEL\s+PLAN\s+PER MINUTE\s+PER DAY\s+CREATED\s+LAST USED\s+REVOKED\s+EXPIRES\s+REPLACED BY\s+DEPRECATED CALLS\s+LAST DEPRECATED CALL\n/);
   });
 
   it('sets the limits of an enterprise key and refuses them for other plans', async () => {
@@ -135,7 +136,7 @@ describe.each(targets)('petstore keys on $name', (target) => {
     const service = await openPetStore({ databaseUrl: env.DATABASE_URL, dataDir: env.PETSTORE_DATA_DIR, rateLimitStore: 'none' });
     try {
       for (const key of [oldKey, newKey]) {
-        await expect(service.store.listPets({ limit: 1 }, { apiKey: key })).resolves.toMatchObject({ status: 200 });
+        await expect(service.store.listPets({ limit: 1 }, { apiKey: key })).resolves.toMatchObject({ data: expect.any(Array) });
       }
       await vi.waitFor(async () => {
         const used = (await service.store.apiKeys.list()).find((k) => String(k.id) === fresh.id);
@@ -162,15 +163,16 @@ describe.each(targets)('petstore keys on $name', (target) => {
 });
 
 describe('keys and a running service', () => {
-  it('refuses to open the embedded database while the service runs on it', async () => {
+  it('refuses to open the embedded database that another process holds without an admin channel', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'petstore-cli-lock-'));
-    const server = await startProcess({ PETSTORE_DATA_DIR: dir });
+    const holder = spawn('sleep', ['30'], { stdio: 'ignore' });
     try {
+      await writeFile(join(dir, 'petstore.pid'), String(holder.pid));
       const { code, stderr } = await runCli(['keys', 'list'], { PETSTORE_DATA_DIR: dir });
       expect(code).toBe(1);
-      expect(stderr).toContain('in use by process');
+      expect(stderr).toContain(`in use by process ${holder.pid}`);
     } finally {
-      await server.stop();
+      holder.kill();
       await rm(dir, { recursive: true, force: true });
     }
   });

@@ -27,7 +27,7 @@ describe('request ids, logs and metrics', () => {
   const logs = captureLogs();
   beforeAll(async () => {
     const fixed = Date.parse('2026-11-21T12:00:10Z');
-    running = await startServer(loadConfig({ PORT: '0', PETSTORE_DATA_DIR: 'memory://', PETSTORE_API_KEYS: `${KEY}:free` }), {
+    running = await startServer(loadConfig({ PORT: '0', PETSTORE_METRICS_PORT: '0', PETSTORE_DATA_DIR: 'memory://', PETSTORE_API_KEYS: `${KEY}:free` }), {
       logger: logs.logger,
       clock: { now: () => fixed },
     });
@@ -74,9 +74,10 @@ describe('request ids, logs and metrics', () => {
     expect(ids.size).toBe(6);
   });
 
-  it('serves Prometheus metrics without a key, counting requests by route and status and 429s by plan', async () => {
+  it('serves Prometheus metrics on their own port only, counting requests by route and status and 429s by plan', async () => {
     for (let i = 0; i < 62; i++) await fetch(`${running.url}/v1/pets/${1 + (i % 3)}`, { headers: { authorization: `Bearer ${KEY}` } });
-    const response = await fetch(`${running.url}/metrics`);
+    expect((await fetch(`${running.url}/metrics`)).status).toBe(404);
+    const response = await fetch(`${running.metricsUrl}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/plain');
     expect(response.headers.get('x-ratelimit-limit')).toBeNull();
@@ -86,13 +87,40 @@ describe('request ids, logs and metrics', () => {
     expect(text).toMatch(/petstore_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/v1\/pets\/\{petId\}"\}/);
     expect(text).not.toMatch(/route="\/v1\/pets\/[0-9]/);
   });
+
+  it('counts calls of deprecated operations by key on the metrics port', async () => {
+    const text = await (await fetch(`${running.metricsUrl}/metrics`)).text();
+    const calls = /petstore_deprecated_calls_total\{operation="getPet",key_id="(\d+)"\} (\d+)/.exec(text);
+    expect(calls).not.toBeNull();
+    expect(Number(calls![2])).toBeGreaterThan(0);
+  });
+
+  it('labels metrics and logs by route template, so made-up paths cannot grow the series', async () => {
+    const series = async () => (await (await fetch(`${running.metricsUrl}/metrics`)).text()).split('\n').filter((l) => l.startsWith('petstore_http_')).length;
+    await fetch(`${running.url}/trpc/warm.up`);
+    await fetch(`${running.url}/nowhere-warm`);
+    const before = await series();
+    for (let i = 0; i < 150; i++) {
+      await fetch(`${running.url}/trpc/pets.list,made.up${i}?batch=1`);
+      await fetch(`${running.url}/v1/made-up-${i}`);
+    }
+    const after = await series();
+    expect(after - before).toBeLessThan(40);
+    const text = await (await fetch(`${running.metricsUrl}/metrics`)).text();
+    expect(text).not.toContain('made.up');
+    expect(text).not.toContain('made-up');
+    expect(text).toContain('route="unmatched"');
+  });
 });
 
-describe('metrics turned off', () => {
-  it('answers /metrics with 404 when PETSTORE_METRICS is false', async () => {
-    const running = await startServer(loadConfig({ PORT: '0', PETSTORE_DATA_DIR: 'memory://', PETSTORE_METRICS: 'false' }));
+describe('metrics without PETSTORE_METRICS_PORT', () => {
+  it('opens no metrics listener, and /metrics on the API port is an unknown path', async () => {
+    const running = await startServer(loadConfig({ PORT: '0', PETSTORE_DATA_DIR: 'memory://' }));
     try {
-      expect((await fetch(`${running.url}/metrics`)).status).toBe(404);
+      expect(running.metricsUrl).toBeUndefined();
+      const response = await fetch(`${running.url}/metrics`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ code: 'not_found', message: expect.any(String), status: 404 });
     } finally {
       await running.close();
     }
@@ -132,11 +160,9 @@ describe('custom domains', () => {
     expect(get.headers.get('link')).toBe('<https://pets.example.com/v1/pets>; rel="successor-version"');
   });
 
-  it('lists the forwarded address as the OpenAPI servers when none is configured', async () => {
+  it('lists the address it listens on as the OpenAPI servers when none is configured, never a forwarded host', async () => {
     const document = (await (await fetch(`${running.url}/v1/openapi.json`, { headers: forwarded })).json()) as Doc;
-    expect(document.servers.map((s) => s.url)).toEqual(['https://pets.example.com/v1', 'https://pets.example.com/v1']);
-    const local = (await (await fetch(`${running.url}/v1/openapi.json`)).json()) as Doc;
-    expect(local.servers[0]!.url).toBe(`${running.url}/v1`);
+    expect(document.servers.map((s) => s.url)).toEqual([`${running.url}/v1`, `${running.url}/v1`]);
   });
 
   it('counts requests without a key by the forwarded client address', async () => {

@@ -110,6 +110,6 @@ describe('the service process on the embedded database', () => {
     expect(code).toBe(1);
     expect(stderr).toContain('Invalid configuration:');
     expect(stderr).toContain('PORT: must be a whole number');
-    expect(stderr).toContain('PETSTORE_TRUST_PROXY: must be true or false');
+    expect(stderr).toContain('PETSTORE_TRUST_PROXY: write false, true, a number of proxy hops');
   });
 });

@@ -1,13 +1,11 @@
 export { systemClock, type Clock } from './clock.js';
 export * from './errors/index.js';
-export { isDatabaseUnavailable } from './errors/unavailable.js';
 export * from './domain/pet-schemas.js';
 export { encodeCursor, decodeCursor } from './domain/cursor.js';
 export { validate, invalidRequest, type ValidationIssue } from './domain/validate.js';
 export { operations, type OperationDefinition, type OperationId, type Deprecation, type Stability } from './operations/operations.js';
-export { responseHeaders, type ResponseMeta, type RateLimitWindow } from './service/response-meta.js';
+export type { ResponseMeta, RateLimitWindow } from './service/response-meta.js';
 export { unlimitedQuota, type Quota } from './service/quota.js';
-export { jsonText } from './service/json-text.js';
 export { createQuota, type ClosableQuota, type QuotaOptions, type QuotaStore } from './quota/create-quota.js';
 export type { PostgresPoolLike } from './quota/postgres-counters.js';
 export { DEFAULT_REDIS_KEY_PREFIX, type RedisLike } from './quota/redis-counters.js';
@@ -17,11 +15,11 @@ export {
   type PetStore,
   type PetStoreOptions,
   type CallContext,
-  type Admission,
+  type InputReader,
   type Outcome,
   type CountedRequest,
 } from './service/pet-store.js';
-export { generateApiKey, hashApiKey, isWellFormedApiKey, bearerToken } from './auth/api-key-format.js';
+export { generateApiKey, hashApiKey, isWellFormedApiKey } from './auth/api-key-format.js';
 export {
   createApiKeyStore,
   MAX_GRACE_MS,
@@ -39,6 +37,6 @@ export {
   type IdempotentRequest,
   type IdempotentResult,
 } from './idempotency/idempotency-store.js';
+export type { DeprecatedUsage } from './usage/deprecated-usage.js';
 export type { Database } from './storage/database.js';
 export { migrateToLatest } from './storage/migrations.js';
-export { createPGliteDialect, type PGliteLike } from './storage/pglite-dialect.js';

@@ -42,8 +42,7 @@ describe.each(targets)('embedding the pet store on $name', (target) => {
   });
 
   it('calls the operations in-process with the same validation and errors, and no HTTP', async () => {
-    const { data: pet, status } = await service.store.createPet({ name: 'Inline', categoryId: 8 }, { apiKey: KEY });
-    expect(status).toBe(201);
+    const { data: pet } = await service.store.createPet({ name: 'Inline', categoryId: 8 }, { apiKey: KEY });
     expect((await service.store.getPet({ petId: pet.id }, { apiKey: KEY })).data).toEqual(pet);
     const failure = await service.store.createPet({ name: 'Bad', categoryId: '8' } as never, { apiKey: KEY }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(PetStoreError);

@@ -4,10 +4,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
-import { createPGliteDialect, type Database } from '@petstore/core';
-import { Kysely, PostgresDialect } from 'kysely';
+import type { Database } from '@petstore/core';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { builtFile, pgliteTemplate } from './pglite-template.js';
+import { isDatabaseUnavailable } from './storage/is-database-unavailable.js';
+import { createPGliteDialect } from './storage/pglite-dialect.js';
 
 const PGLITE_SETTINGS = {
   // PostgreSQL's defaults (128 MB of shared buffers, 64 MB for maintenance) would stay resident in PGlite's memory;
@@ -37,6 +39,13 @@ export interface OpenDatabase {
   kind: 'postgres' | 'pglite';
   /** The `pg` pool, when on PostgreSQL (for stores that talk to it directly). */
   pool?: pg.Pool;
+  /** Whether an error of this database's driver means it cannot be reached (503), as opposed to a fault. */
+  isUnavailable(error: unknown): boolean;
+  /**
+   * A consistent copy of the embedded database as a gzipped tar, taken while it serves: no statement or transaction
+   * of this store runs during the copy. Absent on PostgreSQL (use `pg_dump`).
+   */
+  backup?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -55,7 +64,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<OpenD
       // An idle client lost its connection; the pool replaces it and the next query reports any outage.
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, kind: 'postgres', pool, close: () => db.destroy() };
+    return { db, kind: 'postgres', pool, isUnavailable: isDatabaseUnavailable, close: () => db.destroy() };
   }
   const dataDir = options.dataDir ?? './.petstore-data';
   let pglite: PGlite;
@@ -68,5 +77,26 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<OpenD
     pglite = await PGlite.create(dataDir, PGLITE_SETTINGS);
   }
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  // Holding the dialect's one connection keeps every statement and transaction of the store out of the copy.
+  const backup = () =>
+    db.connection().execute(async (connection) => {
+      await sql`checkpoint`.execute(connection);
+      return pglite.dumpDataDir('gzip');
+    });
+  return { db, kind: 'pglite', isUnavailable: isDatabaseUnavailable, backup, close: () => db.destroy() };
+}
+
+/**
+ * Restores a backup made by {@link OpenDatabase.backup} into a data folder that holds no database yet; the restored
+ * database keeps its ids, so new ones continue after the last.
+ * @example await restoreDataDir('./.petstore-data', new Blob([await readFile('backup.tar.gz')]))
+ */
+export async function restoreDataDir(dataDir: string, backup: Blob): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) {
+    throw new Error(`${dataDir} already holds a database; restore into an empty folder.`);
+  }
+  await mkdir(dataDir, { recursive: true });
+  const pglite = await PGlite.create(dataDir, { ...PGLITE_SETTINGS, loadDataDir: backup });
+  await pglite.query('select 1 from pets limit 1');
+  await pglite.close();
 }

@@ -82,6 +82,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
             : createQuota({ clock, store: 'memory' }, options.quota);
     const store = createPetStore({
       db: database.db,
+      isUnavailable: database.isUnavailable,
       clock,
       ...(quota ? { quota } : {}),
       ...(options.onRequestCounted ? { onRequestCounted: options.onRequestCounted } : {}),
@@ -93,6 +94,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       store,
       database,
       async close() {
+        await store.close().catch(() => {});
         await quota?.close?.();
         redis?.disconnect();
         await database.close();

@@ -1,38 +1,46 @@
 import { readFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { testDatabases } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countingQuota } from './testing/counting-quota.js';
+import { createOpenApiDocument } from './openapi/openapi-document.js';
 import { expectError, startRestServer, type RestServer } from './testing/rest-server.js';
 
 const swaggerUiDist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-const document = {
-  openapi: '3.1.0',
-  info: { title: 'Pet Store', version: '1.0.0' },
-  servers: [{ url: 'https://api.example.com/v1' }, { url: 'https://staging.example.com/v1' }],
-  paths: {},
-};
+const servers = { production: 'https://api.example.com/v1', staging: 'https://staging.example.com/v1' };
+const document = JSON.parse(JSON.stringify(createOpenApiDocument({ servers })));
+
+/** A GET with a Host header of our choosing (fetch does not let a caller set Host). */
+function rawGet(port: string, path: string, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { host } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve(body));
+    });
+    req.on('error', reject).end();
+  });
+}
 
 describe.each(testDatabases)('the OpenAPI document and the docs on $name', (database) => {
   let api: RestServer;
-  let builds = 0;
   beforeAll(async () => {
-    api = await startRestServer(database, {
-      quota: (clock) => countingQuota(1000, clock),
-      handler: { openApiDocument: () => (builds++, document) },
-    });
+    api = await startRestServer(database, { handler: { publicUrl: servers.production, stagingUrl: servers.staging } });
   });
   afterAll(() => api.close());
 
-  it('serves the OpenAPI document without a key, built and serialised once', async () => {
+  it('serves the OpenAPI document without a key, with the configured servers whatever Host is asked', async () => {
     const first = await fetch(`${api.base}/openapi.json`);
     expect(first.status).toBe(200);
     expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(first.headers.get('x-ratelimit-limit')).toBeNull();
     expect(await first.json()).toEqual(document);
-    expect(await (await fetch(`${api.base}/openapi.json`)).json()).toEqual(document);
-    expect(builds).toBe(1);
+    const port = new URL(api.base).port;
+    for (const host of ['evil.example.net', 'other.test:8080']) {
+      const asked = await rawGet(port, '/v1/openapi.json', host);
+      expect(JSON.parse(asked).servers).toEqual(document.servers);
+    }
   });
 
   it('redirects /docs to /docs/, which serves an HTML page using only local assets', async () => {
@@ -92,8 +100,22 @@ describe.each(testDatabases)('the OpenAPI document and the docs on $name', (data
     expect(post.headers.get('allow')).toBe('GET, HEAD');
   });
 
-  it('answers 404 for the document and the docs when no document was given', async () => {
-    const bare = await startRestServer(database);
+  it('lists the address it listens on as the server when no public address is configured', async () => {
+    const local = await startRestServer(database);
+    try {
+      const port = new URL(local.base).port;
+      const asked = JSON.parse(await rawGet(port, '/v1/openapi.json', 'evil.example.net'));
+      expect(asked.servers).toEqual([
+        { url: `http://127.0.0.1:${port}/v1`, description: 'Production' },
+        { url: `http://127.0.0.1:${port}/v1`, description: 'Staging' },
+      ]);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('answers 404 for the document and the docs when docs are turned off', async () => {
+    const bare = await startRestServer(database, { handler: { docs: false } });
     try {
       await expectError(await fetch(`${bare.base}/openapi.json`), 404, 'not_found');
       await expectError(await fetch(`${bare.base}/docs/`), 404, 'not_found');

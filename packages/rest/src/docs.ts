@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Endpoint } from './endpoint.js';
-import type { OpenApiDocumentCache } from './openapi-endpoint.js';
+import type { OpenApiDocumentCache } from './openapi/openapi-endpoint.js';
 import type { RouteDefinition } from './router.js';
-import { sendResource } from './send.js';
+import { sendResource } from '@petstore/http';
 
 const ASSETS: Readonly<Record<string, string>> = {
   'swagger-ui.css': 'text/css; charset=utf-8',

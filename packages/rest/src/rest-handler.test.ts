@@ -1,17 +1,16 @@
 import { testDatabases } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPetStore, generateApiKey, type Database } from '@petstore/core';
-import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import { createPetStore, generateApiKey } from '@petstore/core';
+import { openDatabase } from '@petstore/embed';
+import { sql } from 'kysely';
 import { createRestHandler } from './rest-handler.js';
-import { countingQuota } from './testing/counting-quota.js';
 import { listen } from './testing/listen.js';
 import { expectError, startRestServer, type RestServer } from './testing/rest-server.js';
 
 describe.each(testDatabases)('the REST handler on $name', (database) => {
   let api: RestServer;
   beforeAll(async () => {
-    api = await startRestServer(database, { quota: (clock) => countingQuota(1000, clock) });
+    api = await startRestServer(database);
   });
   afterAll(() => api.close());
 
@@ -106,7 +105,7 @@ describe.each(testDatabases)('the REST handler on $name', (database) => {
   });
 
   it('answers 429 rate_limited with Retry-After when the quota is spent', async () => {
-    const limited = await startRestServer(database, { quota: (clock) => countingQuota(2, clock) });
+    const limited = await startRestServer(database, { plan: 'enterprise', limits: { perMinute: 2, perDay: 100 } });
     try {
       const auth = limited.auth;
       expect((await fetch(`${limited.base}/pets`, { headers: auth })).status).toBe(200);
@@ -124,9 +123,9 @@ describe.each(testDatabases)('the REST handler on $name', (database) => {
   });
 
   describe('options', () => {
-    it('serves under a custom base path and builds links from publicBaseUrl', async () => {
+    it('serves under a custom base path and builds links from publicUrl', async () => {
       const custom = await startRestServer(database, {
-        handler: { basePath: '/api/v2/', publicBaseUrl: () => 'https://pets.example.com/api/v2' },
+        handler: { basePath: '/api/v2/', publicUrl: 'https://pets.example.com/api/v2' },
       });
       try {
         const root = custom.base.replace(/\/v1$/, '');
@@ -143,16 +142,16 @@ describe.each(testDatabases)('the REST handler on $name', (database) => {
       }
     });
 
-    it('limits requests without a key by the address clientAddress returns', async () => {
+    it('limits requests without a key by the address a trusted proxy forwards', async () => {
       const limited = await startRestServer(database, {
-        quota: (clock) => countingQuota(1, clock),
-        handler: { clientAddress: (req) => String(req.headers['x-client']) },
+        quota: { perAddressPerMinute: 1 },
+        handler: { trustProxy: 'loopback' },
       });
       try {
-        const from = (client: string) => fetch(`${limited.base}/pets`, { headers: { 'x-client': client } });
-        await expectError(await from('a'), 401, 'missing_api_key');
-        await expectError(await from('b'), 401, 'missing_api_key');
-        const refused = await from('a');
+        const from = (client: string) => fetch(`${limited.base}/pets`, { headers: { 'x-forwarded-for': client } });
+        await expectError(await from('203.0.113.1'), 401, 'missing_api_key');
+        await expectError(await from('203.0.113.2'), 401, 'missing_api_key');
+        const refused = await from('203.0.113.1');
         await expectError(refused, 429, 'rate_limited');
         expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
       } finally {
@@ -177,7 +176,7 @@ describe.each(testDatabases)('the REST handler on $name', (database) => {
 
     it('answers 503 unavailable with a generic message once the database of the store was closed', async () => {
       const opened = await database.open();
-      const store = createPetStore({ db: opened.db });
+      const store = createPetStore({ db: opened.db, isUnavailable: opened.isUnavailable });
       const { key } = await store.apiKeys.create({ plan: 'free' });
       const server = await listen(createRestHandler({ store }));
       try {
@@ -213,9 +212,8 @@ describe.each(testDatabases)('the REST handler on $name', (database) => {
 
 describe('the REST handler without its database', () => {
   it('answers 503 unavailable with a generic message when the database cannot be reached', async () => {
-    const pool = new pg.Pool({ connectionString: 'postgres://petstore@127.0.0.1:1/petstore', connectionTimeoutMillis: 2_000 });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const server = await listen(createRestHandler({ store: createPetStore({ db }) }));
+    const { db, isUnavailable } = await openDatabase({ databaseUrl: 'postgres://petstore@127.0.0.1:1/petstore' });
+    const server = await listen(createRestHandler({ store: createPetStore({ db, isUnavailable }) }));
     try {
       const headers = { authorization: `Bearer ${generateApiKey()}` };
       const body = await expectError(await fetch(`${server.url}/v1/pets`, { headers }), 503, 'unavailable');

@@ -1,37 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  bearerToken,
-  operations,
-  PetStoreError,
-  toPetStoreError,
-  type OperationDefinition,
-  type OperationId,
-  type PetStore,
-} from '@petstore/core';
+import { operations, PetStoreError, toPetStoreError, type OperationDefinition, type OperationId, type PetStore } from '@petstore/core';
+import { createEdge, discardBody, sendError, splitTarget, type Edge, type EdgeOptions, type RequestContext } from '@petstore/http';
 import { docsRoutes } from './docs.js';
 import type { Endpoint } from './endpoint.js';
-import { defaultBaseUrl } from './links.js';
-import { cacheOpenApiDocument, createOpenApiEndpoint } from './openapi-endpoint.js';
-import { createOperationEndpoint, type OperationSite } from './operation-endpoint.js';
-import { discardBody } from './read-json-body.js';
-import { splitTarget } from './request-target.js';
+import { createOpenApiDocument } from './openapi/openapi-document.js';
+import { cacheOpenApiDocument, createOpenApiEndpoint } from './openapi/openapi-endpoint.js';
+import { createOperationEndpoint } from './operation-endpoint.js';
 import { createRouter, type RouteDefinition } from './router.js';
-import { sendError } from './send.js';
 
 /** What {@link createRestHandler} is built from. */
-export interface RestHandlerOptions {
+export interface RestHandlerOptions extends EdgeOptions {
   store: PetStore;
-  /** Where the API lives; default '/v1'. */
+  /** Where the API lives, as `req.url` shows it; default '/v1'. */
   basePath?: string;
   /**
-   * The OpenAPI document served at `${basePath}/openapi.json` (no key needed), given the request's base address.
-   * Called lazily, once per base address; the result is serialised once.
+   * Serve the OpenAPI document at `${basePath}/openapi.json` and the human docs at `${basePath}/docs` (no key
+   * needed); default true.
    */
-  openApiDocument?: (baseUrl: string) => object;
-  /** Absolute base address (ending in basePath) for links; default derived per request from the Host header: `http://${host}${mount}${basePath}`. */
-  publicBaseUrl?: (req: IncomingMessage) => string;
-  /** Client address for the per-address limit; default req.socket.remoteAddress. */
-  clientAddress?: (req: IncomingMessage) => string | undefined;
+  docs?: boolean;
+  /** The edge to share with other handlers of the same server; built from the other options when absent. */
+  edge?: Edge;
   /** Told of every error answered, with its cause (for logging 500s). */
   onError?: (error: PetStoreError, req: IncomingMessage) => void;
 }
@@ -53,12 +41,10 @@ function createdPathOf(operation: OperationDefinition): string | undefined {
   return Object.values(operations).some(isItemOf) ? prefix : undefined;
 }
 
-function operationRoutes(site: OperationSite): RouteDefinition<Endpoint>[] {
-  return (Object.entries(operations) as [OperationId, OperationDefinition][]).map(([operationId, operation]) => ({
-    method: operation.method,
-    path: operation.path,
-    endpoint: createOperationEndpoint(site, operationId, operation, createdPathOf(operation)),
-  }));
+/** The route of one endpoint, with the label its requests carry in logs and metrics. */
+interface Route {
+  endpoint: Endpoint;
+  label: string;
 }
 
 /**
@@ -66,33 +52,32 @@ function operationRoutes(site: OperationSite): RouteDefinition<Endpoint>[] {
  * @example http.createServer(createRestHandler({ store })).listen(3000) // or app.use('/petstore', handler)
  */
 export function createRestHandler(options: RestHandlerOptions): NodeHandler {
-  const { store, openApiDocument, publicBaseUrl, clientAddress, onError } = options;
+  const { store, onError } = options;
   const basePath = normalizeBasePath(options.basePath ?? '/v1');
-  const site: OperationSite = Object.freeze({
-    store,
-    baseUrl: publicBaseUrl ?? ((req: IncomingMessage) => defaultBaseUrl(req, basePath)),
-    clientAddress: clientAddress ?? ((req: IncomingMessage) => req.socket.remoteAddress),
-  });
-  const routes = operationRoutes(site);
-  if (openApiDocument) {
-    const document = cacheOpenApiDocument(openApiDocument, site.baseUrl);
-    routes.push({ method: 'GET', path: '/openapi.json', endpoint: createOpenApiEndpoint(document) }, ...docsRoutes(document));
+  const edge = options.edge ?? createEdge(options);
+  const route = (path: string, endpoint: Endpoint): Route => ({ endpoint, label: `${basePath}${path}` });
+  const routes: RouteDefinition<Route>[] = (Object.entries(operations) as [OperationId, OperationDefinition][]).map(
+    ([operationId, operation]) => ({
+      method: operation.method,
+      path: operation.path,
+      endpoint: route(
+        operation.path,
+        createOperationEndpoint(store, operationId, operation, basePath, createdPathOf(operation)),
+      ),
+    }),
+  );
+  if (options.docs !== false) {
+    const document = cacheOpenApiDocument(createOpenApiDocument, (req) => edge.servers(req, basePath));
+    routes.push({ method: 'GET', path: '/openapi.json', endpoint: route('/openapi.json', createOpenApiEndpoint(document)) });
+    for (const docs of docsRoutes(document)) {
+      routes.push({ ...docs, endpoint: route('/docs', docs.endpoint) });
+    }
   }
   const router = createRouter(routes);
 
-  const fail = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
-    const failure = toPetStoreError(error);
-    onError?.(failure, req);
-    discardBody(req, res);
-    sendError(res, failure, () => site.baseUrl(req));
-  };
-
   /** Answers 404, or 405 with `Allow`, after counting the request against the caller's quota. */
-  const refuse = async (req: IncomingMessage, res: ServerResponse, allow?: string) => {
-    const meta = await store.meter({
-      apiKey: bearerToken(req.headers.authorization),
-      clientAddress: site.clientAddress(req),
-    });
+  const refuse = async (ctx: RequestContext, res: ServerResponse, allow?: string) => {
+    const meta = await store.meter(ctx);
     if (allow !== undefined) res.setHeader('allow', allow);
     throw new PetStoreError(allow === undefined ? 'not_found' : 'method_not_allowed', undefined, { meta });
   };
@@ -105,19 +90,30 @@ export function createRestHandler(options: RestHandlerOptions): NodeHandler {
       next();
       return;
     }
+    const ctx = edge.context(req, res);
+    const fail = (error: unknown) => {
+      const failure = toPetStoreError(error);
+      if (failure.meta.keyId !== undefined) ctx.keyId = failure.meta.keyId;
+      onError?.(failure, req);
+      discardBody(req, res);
+      sendError(res, ctx, failure, basePath);
+    };
     const match = inside ? router.match(req.method ?? 'GET', path.slice(basePath.length)) : undefined;
     let pending: void | Promise<void>;
     try {
-      pending =
-        match === undefined
-          ? refuse(req, res)
-          : match.endpoint === undefined
-            ? refuse(req, res, match.allow)
-            : match.endpoint(req, res, match.params, query);
+      if (match === undefined) {
+        pending = refuse(ctx, res);
+      } else if (match.endpoint === undefined) {
+        ctx.route = `${basePath}${match.path}`;
+        pending = refuse(ctx, res, match.allow);
+      } else {
+        ctx.route = match.endpoint.label;
+        pending = match.endpoint.endpoint(req, res, ctx, match.params, query);
+      }
     } catch (error) {
-      fail(req, res, error);
+      fail(error);
       return;
     }
-    if (pending) pending.then(undefined, (error: unknown) => fail(req, res, error));
+    if (pending) pending.then(undefined, fail);
   };
 }

@@ -25,8 +25,8 @@ describe('the router', () => {
   });
 
   it('lists the allowed methods, sorted and with HEAD, for a known path with another method', () => {
-    expect(router.match('DELETE', '/pets')).toEqual({ endpoint: undefined, allow: 'GET, HEAD, POST' });
-    expect(router.match('PUT', '/pets/1')).toEqual({ endpoint: undefined, allow: 'GET, HEAD' });
+    expect(router.match('DELETE', '/pets')).toEqual({ endpoint: undefined, allow: 'GET, HEAD, POST', path: '/pets' });
+    expect(router.match('PUT', '/pets/1')).toEqual({ endpoint: undefined, allow: 'GET, HEAD', path: '/pets/{petId}' });
   });
 
   it('matches paths exactly: no trailing slash, no extra or empty segments', () => {

@@ -1,7 +1,7 @@
 /** What a request path resolves to: an endpoint with its path parameters, or the methods the path allows. */
 export type RouteMatch<T> =
   | { readonly endpoint: T; readonly params: Record<string, string> }
-  | { readonly endpoint: undefined; readonly allow: string };
+  | { readonly endpoint: undefined; readonly allow: string; readonly path: string };
 
 /**
  * Finds the endpoint of a method and a path relative to the base path; HEAD falls back to GET.
@@ -20,7 +20,7 @@ export interface RouteDefinition<T> {
 
 interface PathEntry<T> {
   readonly methods: Map<string, T>;
-  readonly notAllowed: { readonly endpoint: undefined; readonly allow: string };
+  readonly notAllowed: { readonly endpoint: undefined; readonly allow: string; readonly path: string };
   readonly pattern: RegExp | undefined;
   readonly paramNames: readonly string[];
 }
@@ -53,7 +53,7 @@ function compile<T>(path: string, methods: Map<string, T>): PathEntry<T> {
       .join('');
     pattern = new RegExp(`^${source}$`);
   }
-  return { methods, notAllowed: Object.freeze({ endpoint: undefined, allow }), pattern, paramNames: names };
+  return { methods, notAllowed: Object.freeze({ endpoint: undefined, allow, path }), pattern, paramNames: names };
 }
 
 /**

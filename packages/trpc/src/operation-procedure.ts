@@ -1,31 +1,51 @@
-import { operations, PetStoreError, type OperationId } from '@petstore/core';
-import { openApiMeta } from './openapi/openapi-meta.js';
+import { operations } from '@petstore/core';
+import type { Context } from './context.js';
+import { petStoreErrorOf } from './errors/error-mapping.js';
+import { procedureMeta } from './procedure-meta.js';
+import { nextPageUrl, procedures } from './procedures.js';
 import { procedure } from './trpc.js';
 
-async function readRawInput(getRawInput: () => Promise<unknown>): Promise<void> {
-  try {
-    await getRawInput();
-  } catch (error) {
-    throw error instanceof SyntaxError ? new PetStoreError('malformed_json', undefined, { cause: error }) : error;
-  }
+/** The core operation behind each procedure, as types (the procedure table holds the same at run time). */
+interface OperationOf {
+  'pets.list': 'listPets';
+  'pets.page': 'listPets';
+  'pets.create': 'createPet';
+  'pets.get': 'getPet';
+}
+
+/** Records what an answer carries besides its body, for the response's headers. */
+function record(ctx: Context, meta: Context['response']['meta'], next?: string) {
+  Object.assign(ctx.response.meta, meta);
+  ctx.request.keyId = meta.keyId;
+  if (next !== undefined) ctx.response.nextUrl = next;
 }
 
 /**
- * The procedure of one core operation: its meta and input, admitted (401, 429, 410) before the input is read or
- * parsed. The resolver gets `ctx.call` to pass to the store. `openapi: false` keeps a tRPC-only procedure out of
- * the OpenAPI document.
- * @example operationProcedure('getPet').query(({ ctx, input }) => ctx.store.getPet(input, ctx.call))
+ * The procedure at a path of the procedure table: it runs the core's one entry, which admits the request (401, 429,
+ * 410) before it reads and validates the raw input; `.input()` then only types the procedure (and feeds the OpenAPI
+ * document). The resolver returns `ctx.result`. `openapi: false` keeps a tRPC-only procedure out of the document.
+ * @example operationProcedure('pets.get').output(Pet).query(({ ctx }) => ctx.result as Pet)
  */
-export function operationProcedure<Id extends OperationId>(id: Id, options: { openapi?: boolean } = {}) {
-  type Op = (typeof operations)[Id];
-  const op: Op = operations[id];
+export function operationProcedure<Path extends keyof OperationOf>(path: Path, options: { openapi?: boolean } = {}) {
+  const definition = procedures[path]!;
+  type Op = (typeof operations)[OperationOf[Path]];
+  const op = operations[definition.operationId] as Op;
   return procedure
-    .meta(options.openapi === false ? {} : openApiMeta(op))
+    .meta(options.openapi === false ? {} : procedureMeta(op))
     .use(async ({ ctx, next, getRawInput }) => {
-      const admission = await ctx.store.admit(id, ctx.caller);
-      Object.assign(ctx.response.meta, admission.meta);
-      await readRawInput(getRawInput);
-      return next({ ctx: { call: { admission, idempotencyKey: ctx.caller.idempotencyKey } } });
+      let input: unknown;
+      const readInput = () =>
+        getRawInput().then(
+          (raw) => (input = raw),
+          (error: unknown) => Promise.reject(petStoreErrorOf(error)),
+        );
+      const outcome = await ctx.store.call(definition.operationId, readInput, ctx.request).catch((error: unknown) => {
+        record(ctx, petStoreErrorOf(error).meta);
+        throw error;
+      });
+      const cursor = definition.linksNextPage ? outcome.meta.nextCursor : undefined;
+      record(ctx, outcome.meta, cursor === undefined ? undefined : nextPageUrl(ctx.trpcUrl, path, input, cursor));
+      return next({ ctx: { result: definition.result(outcome) } });
     })
     .input(op.input as Op['input']);
 }

@@ -1,7 +1,6 @@
 import { operations, Pets, type Pet } from '@petstore/core';
 import { z } from 'zod';
 import { operationProcedure } from './operation-procedure.js';
-import { reply } from './reply.js';
 import { router } from './trpc.js';
 
 /** A page of `pets.page`: the animals and the cursor of the next page (null on the last). */
@@ -14,23 +13,17 @@ const PetsPage = z.strictObject({ items: Pets, nextCursor: z.string().nullable()
  */
 export const petsRouter = router({
   // The page is frozen and shared; tRPC only reads it (output validation builds its own copy).
-  list: operationProcedure('listPets')
+  list: operationProcedure('pets.list')
     .output(operations.listPets.output)
-    .query(
-      async ({ ctx, input, path }) => reply(ctx, await ctx.store.listPets(input, ctx.call), { path, input }) as Pet[],
-    ),
+    .query(({ ctx }) => ctx.result as Pet[]),
   /** `listPets` for tRPC clients, which cannot read headers: the page with its next cursor in the body. */
-  page: operationProcedure('listPets', { openapi: false })
+  page: operationProcedure('pets.page', { openapi: false })
     .output(PetsPage)
-    .query(async ({ ctx, input }) => {
-      const outcome = await ctx.store.listPets(input, ctx.call);
-      reply(ctx, outcome);
-      return { items: outcome.data as Pet[], nextCursor: outcome.meta.nextCursor ?? null };
-    }),
-  create: operationProcedure('createPet')
+    .query(({ ctx }) => ctx.result as z.infer<typeof PetsPage>),
+  create: operationProcedure('pets.create')
     .output(operations.createPet.output)
-    .mutation(async ({ ctx, input }) => reply(ctx, await ctx.store.createPet(input, ctx.call))),
-  get: operationProcedure('getPet')
+    .mutation(({ ctx }) => ctx.result as Pet),
+  get: operationProcedure('pets.get')
     .output(operations.getPet.output)
-    .query(async ({ ctx, input }) => reply(ctx, await ctx.store.getPet(input, ctx.call))),
+    .query(({ ctx }) => ctx.result as Pet),
 });

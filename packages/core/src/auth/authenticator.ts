@@ -23,8 +23,6 @@ export interface Authenticator {
    * @example if (!(await authenticator.verify(token))) throw invalidApiKey(await authenticator.explain(token))
    */
   explain(token: string): Promise<KeyVerdict>;
-  /** The key a token named when it was last verified here, from memory only; never asks the database. */
-  recall(token: string): ApiKeyRecord | undefined;
 }
 
 /** A look-up's answer before the clock is applied: a key past its expiry is still `found`. */
@@ -115,9 +113,5 @@ export function createAuthenticator(options: { keys: ApiKeyStore; clock: Clock; 
       return verdict.key;
     },
     explain,
-    recall(token) {
-      const settled = cache.get(token)?.settled;
-      return settled?.status === 'found' ? settled.key : undefined;
-    },
   };
 }

@@ -4,6 +4,8 @@ import { z } from 'zod';
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 const CONTROL_CHARACTER = /[\u0000-\u001F\u007F]/;
+/** A UTF-16 surrogate that is not half of a pair: with the `u` flag, pairs are one code point and never match. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const NON_SPACE = /\S/u;
 
 /** Availability status of an animal. */
@@ -14,13 +16,14 @@ export const PetStatus = z.enum(['available', 'pending', 'sold']).meta({
 export type PetStatus = z.infer<typeof PetStatus>;
 
 const id = (description: string) =>
-  z.int().min(1).max(MAX_ID).meta({ description, format: 'int64', example: 1 });
+  z.int({ error: 'must be an integer' }).min(1).max(MAX_ID).meta({ description, format: 'int64', example: 1 });
 
 function nameProblem(value: string): string | undefined {
   const length = [...value].length;
   if (length < 1 || length > 255) return 'must be 1 to 255 characters long';
   if (!NON_SPACE.test(value)) return 'must contain a character that is not white space';
   if (CONTROL_CHARACTER.test(value)) return 'must not contain control characters';
+  if (LONE_SURROGATE.test(value)) return 'must be well-formed Unicode (no lone surrogates)';
   return undefined;
 }
 
@@ -57,7 +60,7 @@ export type Pet = z.infer<typeof Pet>;
 export const Pets = z.array(Pet).meta({ id: 'Pets' });
 export type Pets = z.infer<typeof Pets>;
 
-const limit = z.int().min(1).max(100).meta({ description: 'Maximum number of animals returned.' });
+const limit = z.int({ error: 'must be an integer' }).min(1).max(100).meta({ description: 'Maximum number of animals returned.' });
 const cursor = z
   .string()
   .min(1)
@@ -76,21 +79,3 @@ export type ListPetsInput = z.input<typeof ListPetsInput>;
 /** Input of `getPet` as typed callers send it. */
 export const GetPetInput = z.strictObject({ petId });
 export type GetPetInput = z.input<typeof GetPetInput>;
-
-const integerString = z
-  .string()
-  .regex(/^-?[0-9]+$/, 'must be an integer')
-  .transform(Number);
-
-/**
- * `listPets` input as it arrives in a query string: every value a string, integers spelled in decimal.
- * Unknown query parameters are ignored (see docs/decisions.md).
- */
-export const ListPetsQuery = z.object({
-  limit: integerString.pipe(limit).default(20),
-  status: PetStatus.optional(),
-  cursor: cursor.optional(),
-});
-
-/** `getPet` input as it arrives in a path. */
-export const GetPetPath = z.object({ petId: integerString.pipe(petId) });

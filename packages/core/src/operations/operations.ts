@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { GetPetInput, GetPetPath, ListPetsInput, ListPetsQuery, NewPet, Pet, Pets } from '../domain/pet-schemas.js';
+import { GetPetInput, ListPetsInput, NewPet, Pet, Pets } from '../domain/pet-schemas.js';
 
 /** Where an operation stands: absent for stable, or an `x-stability` marker. */
 export type Stability = 'experimental' | 'beta';
@@ -18,11 +18,7 @@ export interface Deprecation {
  * One operation of the interface, defined once; REST routes, tRPC procedures and the OpenAPI document derive from it.
  * @example operations.getPet.path // '/pets/{petId}'
  */
-export interface OperationDefinition<
-  Input extends z.ZodType = z.ZodType,
-  HttpInput extends z.ZodType = z.ZodType,
-  Output extends z.ZodType = z.ZodType,
-> {
+export interface OperationDefinition<Input extends z.ZodType = z.ZodType, Output extends z.ZodType = z.ZodType> {
   readonly operationId: string;
   /** The procedure name under the `pets` router of tRPC. */
   readonly procedure: 'list' | 'create' | 'get';
@@ -32,10 +28,8 @@ export interface OperationDefinition<
   readonly summary: string;
   readonly description: string;
   readonly tags: readonly string[];
-  /** Input as typed callers send it (tRPC, in-process). */
+  /** The input, validated by the core whoever calls: typed callers send it as is, REST reads it from HTTP. */
   readonly input: Input;
-  /** Input as it arrives over HTTP: query and path values are strings, a body is JSON. */
-  readonly httpInput: HttpInput;
   /** Where REST reads the input from. */
   readonly inputFrom: 'query' | 'path' | 'body';
   readonly output: Output;
@@ -44,7 +38,7 @@ export interface OperationDefinition<
   readonly stability?: Stability;
 }
 
-const define = <I extends z.ZodType, H extends z.ZodType, O extends z.ZodType>(op: OperationDefinition<I, H, O>) =>
+const define = <I extends z.ZodType, O extends z.ZodType>(op: OperationDefinition<I, O>) =>
   Object.freeze(op);
 
 /** The three operations of SPEC section 4. */
@@ -59,7 +53,6 @@ export const operations = Object.freeze({
       'Returns a page of animals in ascending `id` order, optionally filtered by status. When more exist, the `Link` header carries the next page (`rel="next"`).',
     tags: ['animals'],
     input: ListPetsInput,
-    httpInput: ListPetsQuery,
     inputFrom: 'query',
     output: Pets,
     successStatus: 200,
@@ -73,7 +66,6 @@ export const operations = Object.freeze({
     description: 'Adds an animal to the catalogue. The service assigns its `id`; `status` defaults to `available`.',
     tags: ['animals'],
     input: NewPet,
-    httpInput: NewPet,
     inputFrom: 'body',
     output: Pet,
     successStatus: 201,
@@ -88,7 +80,6 @@ export const operations = Object.freeze({
       'Returns one animal by its identifier. Deprecated: removed on 5 December 2030; use `GET /pets` with the `status` filter.',
     tags: ['animals'],
     input: GetPetInput,
-    httpInput: GetPetPath,
     inputFrom: 'path',
     output: Pet,
     successStatus: 200,

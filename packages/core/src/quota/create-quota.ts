@@ -152,12 +152,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     return windows;
   }
 
-  async function consumeAddress(address: string): Promise<RateLimitWindow[]> {
-    const now = clock.now();
-    const count = await counters.increment(
-      `a:${addressKey(address)}:${windowIndex(now, MINUTE_MS)}`,
-      MINUTE_ENTRY_SECONDS,
-    );
+  function addressWindow(address: string, count: number, now: number): RateLimitWindow[] {
     const window = windowState('address', perAddressPerMinute, count, MINUTE_MS, now);
     if (count > perAddressPerMinute) {
       throw refused(
@@ -170,5 +165,19 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     return [window];
   }
 
-  return Object.freeze({ consumeKey, consumeAddress, clearExpired: counters.clearExpired, close: counters.close });
+  const addressCounter = (address: string, now: number) => `a:${addressKey(address)}:${windowIndex(now, MINUTE_MS)}`;
+
+  async function consumeAddress(address: string): Promise<RateLimitWindow[]> {
+    const now = clock.now();
+    return addressWindow(address, await counters.increment(addressCounter(address, now), MINUTE_ENTRY_SECONDS), now);
+  }
+
+  async function checkAddress(address: string): Promise<void> {
+    const now = clock.now();
+    const count = (await counters.read(addressCounter(address, now))) ?? 0;
+    // Refused exactly as the next request without a valid key would be: counted one more.
+    if (count >= perAddressPerMinute) addressWindow(address, count + 1, now);
+  }
+
+  return Object.freeze({ consumeKey, consumeAddress, checkAddress, clearExpired: counters.clearExpired, close: counters.close });
 }

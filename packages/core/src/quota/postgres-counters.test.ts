@@ -3,7 +3,6 @@ import { databaseUrl, openTwoInstances, refusal, scratchPostgres } from '@petsto
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   createQuota,
-  isDatabaseUnavailable,
   migrateToLatest,
   plans,
   type ApiKeyRecord,
@@ -29,7 +28,7 @@ describe('the quota on a database it cannot use', () => {
       const error = await refusal(quota.consumeKey(freeKey(1)));
       expect(error.code).toBe('unavailable');
       expect(error.status).toBe(503);
-      expect(isDatabaseUnavailable(error.cause)).toBe(true);
+      expect(database.isUnavailable(error.cause)).toBe(true);
       expect((await refusal(quota.consumeAddress('203.0.113.5'))).code).toBe('unavailable');
     } finally {
       await quota.close();
@@ -43,7 +42,7 @@ describe('the quota on a database it cannot use', () => {
     await database.pool!.end();
     const error = await refusal(quota.consumeKey(freeKey(1)));
     expect(error.code).toBe('unavailable');
-    expect(isDatabaseUnavailable(error.cause)).toBe(true);
+    expect(database.isUnavailable(error.cause)).toBe(true);
     await quota.close();
   });
 });

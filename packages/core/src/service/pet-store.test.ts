@@ -19,7 +19,6 @@ describe.each(testDatabases)('the pet store on $name', (database) => {
 
   it('creates an animal with status available by default and reads it back', async () => {
     const created = await store.createPet({ name: 'Rex', categoryId: 3 }, { apiKey });
-    expect(created.status).toBe(201);
     expect(created.data).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'available' });
     const read = await store.getPet({ petId: created.data.id }, { apiKey });
     expect(read.data).toEqual(created.data);

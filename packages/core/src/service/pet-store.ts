@@ -5,61 +5,54 @@ import { systemClock, type Clock } from '../clock.js';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import type { GetPetInput, ListPetsInput, NewPet, Pet } from '../domain/pet-schemas.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
-import { isDatabaseUnavailable } from '../errors/unavailable.js';
 import { validateWithIdempotencyKey } from '../idempotency/idempotency-key.js';
 import { createIdempotencyStore } from '../idempotency/idempotency-store.js';
 import { operations, type OperationId } from '../operations/operations.js';
 import type { Database } from '../storage/database.js';
 import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
-import { unlimitedQuota, type Quota } from './quota.js';
+import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
 import { createPageCache } from './page-cache.js';
+import { unlimitedQuota, type Quota } from './quota.js';
 import type { ResponseMeta } from './response-meta.js';
 
-/** Who is calling, and how the input arrives. */
+/** Who is calling. */
 export interface CallContext {
-  /** The bearer token, as sent. */
+  /** The API key (the bearer token), as sent. */
   apiKey?: string | undefined;
   /** The client's address, for the limit on requests without a valid key. */
   clientAddress?: string | undefined;
-  /** Set when the caller already admitted the request with {@link PetStore.admit}. */
-  admission?: Admission | undefined;
-  /** `http`: query and path values are strings (REST); `typed` (default): values have their JSON types. */
-  encoding?: 'typed' | 'http';
   /**
-   * The `Idempotency-Key` header, as sent (1 to 255 visible ASCII characters, else 400). On a POST (`createPet`) a
-   * repeat with the same key and the same validated input within 24 hours answers the first response with
-   * `meta.replayed`; another input, or a repeat while the first runs, is 409 `idempotency_key_reused`.
-   * Ignored by reads.
+   * The `Idempotency-Key`, as sent (1 to 255 visible ASCII characters, else 400). On `createPet` a repeat with the
+   * same key and the same validated input within 24 hours answers the first response with `meta.replayed`; another
+   * input, or a repeat while the first runs, is 409 `idempotency_key_reused`. Ignored by reads.
    */
   idempotencyKey?: string | undefined;
-}
-
-/** A request that passed authentication, the quota and the operation's availability. */
-export interface Admission {
-  readonly operationId: OperationId;
-  readonly key: ApiKeyRecord;
-  readonly meta: ResponseMeta;
 }
 
 /** The answer of an operation: its data, and what the response carries besides. */
 export interface Outcome<T> {
   data: T;
-  status: number;
   meta: ResponseMeta;
 }
+
+/** Reads the input of a call; awaited only once the request is admitted (key, quota, sunset). */
+export type InputReader = () => unknown;
 
 /** The pet store: every operation with the same authentication, quota, validation and errors for every caller. */
 export interface PetStore {
   /** Lists animals in ascending id order; `meta.nextCursor` is set when more exist. The page is frozen. */
   listPets(input: ListPetsInput, context: CallContext): Promise<Outcome<readonly Pet[]>>;
-  /** Adds an animal; answers with status 201 and the animal with its new id. */
+  /** Adds an animal and answers it with its new id. */
   createPet(input: NewPet, context: CallContext): Promise<Outcome<Pet>>;
   /** Fetches one animal. Deprecated: from 5 December 2030 it answers 410 `gone`. */
   getPet(input: GetPetInput, context: CallContext): Promise<Outcome<Pet>>;
-  /** Runs an operation by id on input not yet validated (adapters). */
-  call(operationId: OperationId, input: unknown, context: CallContext): Promise<Outcome<unknown>>;
-  /** Authenticates, counts the request against the quota and checks the operation is still served. */
-  admit(operationId: OperationId, context: CallContext): Promise<Admission>;
+  /**
+   * The one entry of every request: authenticates, counts it against the quota, checks the operation is still
+   * served, and only then reads the input (so a missing key is 401 before any body is read), validates and runs it.
+   * Failures are PetStoreErrors carrying the meta of the request so far.
+   * @example await store.call('getPet', () => ({ petId: 7 }), { apiKey })
+   */
+  call(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<unknown>>;
   /**
    * Counts a request that matches no operation (an unknown path, another method) against the caller's quota:
    * the key's when it is valid, the client address's otherwise. Never refuses a missing key; throws only 429/503.
@@ -67,8 +60,13 @@ export interface PetStore {
   meter(context: CallContext): Promise<ResponseMeta>;
   /** Whether the database answers. */
   isHealthy(): Promise<boolean>;
-  /** The key a bearer token named when this store last verified it, from memory (for logs); never queries. */
-  recallKey(apiKey: string): ApiKeyRecord | undefined;
+  /**
+   * Which keys called deprecated operations, how often and when last (counted in memory, written in batches every
+   * few seconds; this instance's pending counts are written first).
+   */
+  deprecatedUsage(): Promise<DeprecatedUsage[]>;
+  /** Writes what is still counted in memory and stops the store's timers. */
+  close(): Promise<void>;
   /** The key store, for the key tool and for seeding keys. */
   readonly apiKeys: ApiKeyStore;
   readonly clock: Clock;
@@ -77,12 +75,19 @@ export interface PetStore {
 /** A request counted against a quota: by its key when valid, else by its address; `refusal` when over a limit. */
 export interface CountedRequest {
   key: ApiKeyRecord | undefined;
+  /** The operation called, when the request names one. */
+  operationId?: OperationId;
   refusal?: PetStoreError;
 }
 
 /** What {@link createPetStore} is built from. */
 export interface PetStoreOptions {
   db: Kysely<Database>;
+  /**
+   * Whether a storage error means the database cannot be reached (503 `unavailable`) rather than a fault (500).
+   * Each driver knows its own: `openDatabase` of `@petstore/embed` supplies it. Default: never.
+   */
+  isUnavailable?: (error: unknown) => boolean;
   clock?: Clock;
   /** The quota step; none by default. */
   quota?: Quota;
@@ -96,28 +101,19 @@ export interface PetStoreOptions {
   listCacheMs?: number;
 }
 
-function withMeta(error: unknown, meta: ResponseMeta): PetStoreError {
-  const failure =
-    error instanceof PetStoreError
-      ? error
-      : isDatabaseUnavailable(error)
-        ? new PetStoreError('unavailable', undefined, { cause: error })
-        : new PetStoreError('internal_error', undefined, { cause: error });
-  failure.meta = { ...meta, ...failure.meta };
-  return failure;
-}
-
 /**
  * Builds the pet store from its collaborators; nothing is read from globals.
  * @example const store = createPetStore({ db, clock: systemClock }); await store.listPets({ limit: 5 }, { apiKey })
  */
 export function createPetStore(options: PetStoreOptions): PetStore {
   const { db, clock = systemClock, quota = unlimitedQuota, onRequestCounted, listCacheMs = 1000 } = options;
+  const isUnavailable = options.isUnavailable ?? (() => false);
   const pages = createPageCache<{ rows: readonly Pet[]; nextCursor: string | undefined }>(clock, listCacheMs);
   const pets: PetRepository = createPetRepository(db);
   const apiKeys = createApiKeyStore(db);
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
   const idempotency = createIdempotencyStore({ db, clock });
+  const deprecatedUsage = createDeprecatedUsageLedger({ db, clock });
 
   const handlers = {
     async listPets(
@@ -131,7 +127,10 @@ export function createPetStore(options: PetStoreOptions): PetStore {
         const more = rows.length > input.limit;
         if (more) rows.length = input.limit;
         for (const row of rows) Object.freeze(row);
-        return Object.freeze({ rows: Object.freeze(rows), nextCursor: more ? encodeCursor(rows[rows.length - 1]!.id) : undefined });
+        return Object.freeze({
+          rows: Object.freeze(rows),
+          nextCursor: more ? encodeCursor(rows[rows.length - 1]!.id) : undefined,
+        });
       });
       if (page.nextCursor !== undefined) meta.nextCursor = page.nextCursor;
       return page.rows;
@@ -146,17 +145,53 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     },
   } satisfies Record<OperationId, (input: never, meta: ResponseMeta, pets: PetRepository) => Promise<unknown>>;
 
-  /** Verifies the key and counts the request: against the key when valid, else against the client address. */
-  async function count(context: CallContext, meta: ResponseMeta) {
+  function failure(error: unknown, meta: ResponseMeta): PetStoreError {
+    const failed =
+      error instanceof PetStoreError
+        ? error
+        : new PetStoreError(isUnavailable(error) ? 'unavailable' : 'internal_error', undefined, { cause: error });
+    failed.meta = { ...meta, ...failed.meta };
+    return failed;
+  }
+
+  function refused(error: unknown, key: ApiKeyRecord | undefined, operationId?: OperationId): never {
+    if (error instanceof PetStoreError && error.status === 429) onRequestCounted?.({ key, operationId, refusal: error });
+    throw error;
+  }
+
+  /**
+   * Verifies the key and counts the request: against the key when valid, else against the client address. While
+   * an address is over its limit every request from it is refused alike, whatever key it carries, so a right guess
+   * looks exactly like a wrong one; a valid key's request still counts against that key.
+   */
+  async function count(context: CallContext, meta: ResponseMeta, operationId?: OperationId): Promise<ApiKeyRecord | undefined> {
     const token = context.apiKey;
-    const key = token === undefined ? undefined : await authenticator.verify(token);
-    try {
-      meta.rateLimit = key ? await quota.consumeKey(key) : await quota.consumeAddress(context.clientAddress ?? 'unknown');
-    } catch (error) {
-      if (error instanceof PetStoreError && error.status === 429) onRequestCounted?.({ key, refusal: error });
-      throw error;
+    const address = context.clientAddress ?? 'unknown';
+    if (token === undefined) {
+      meta.rateLimit = await quota.consumeAddress(address).catch((error: unknown) => refused(error, undefined, operationId));
+      onRequestCounted?.({ key: undefined, operationId });
+      return undefined;
     }
-    onRequestCounted?.({ key });
+    const [key, addressCheck] = await Promise.all([
+      authenticator.verify(token),
+      quota.checkAddress(address).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    ]);
+    if (!key) {
+      meta.rateLimit = await quota.consumeAddress(address).catch((error: unknown) => refused(error, undefined, operationId));
+      onRequestCounted?.({ key: undefined, operationId });
+      return undefined;
+    }
+    meta.keyId = key.id;
+    const windows = quota.consumeKey(key);
+    if (addressCheck !== undefined) {
+      await windows.catch(() => undefined);
+      refused(addressCheck, undefined, operationId);
+    }
+    meta.rateLimit = await windows.catch((error: unknown) => refused(error, key, operationId));
+    onRequestCounted?.({ key, operationId });
     return key;
   }
 
@@ -166,63 +201,52 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       await count(context, meta);
       return meta;
     } catch (error) {
-      throw withMeta(error, meta);
+      throw failure(error, meta);
     }
   }
 
-  async function admit(operationId: OperationId, context: CallContext): Promise<Admission> {
+  async function call(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<any>> {
     const meta: ResponseMeta = {};
     try {
-      const key = await count(context, meta);
+      const key = await count(context, meta, operationId);
       if (!key) throw new PetStoreError(context.apiKey === undefined ? 'missing_api_key' : 'invalid_api_key');
-      const { deprecation } = operations[operationId];
-      if (deprecation) {
-        meta.deprecation = deprecation;
-        if (clock.now() >= deprecation.sunset.getTime()) {
-          throw new PetStoreError('gone', `This operation was removed on ${deprecation.sunset.toUTCString()}; use GET ${deprecation.successor}.`);
+      const op = operations[operationId];
+      if (op.deprecation) {
+        deprecatedUsage.record(key.id, operationId);
+        meta.deprecation = op.deprecation;
+        if (clock.now() >= op.deprecation.sunset.getTime()) {
+          throw new PetStoreError(
+            'gone',
+            `This operation was removed on ${op.deprecation.sunset.toUTCString()}; use GET ${op.deprecation.successor}.`,
+          );
         }
       }
-      return { operationId, key, meta };
-    } catch (error) {
-      throw withMeta(error, meta);
-    }
-  }
-
-  async function call(operationId: OperationId, input: unknown, context: CallContext): Promise<Outcome<any>> {
-    const admission =
-      context.admission?.operationId === operationId ? context.admission : await admit(operationId, context);
-    const meta: ResponseMeta = { ...admission.meta };
-    try {
-      const op = operations[operationId];
       const idempotencyKey = op.method === 'POST' ? context.idempotencyKey : undefined;
-      const schema = context.encoding === 'http' ? op.httpInput : op.input;
-      const parsed = validateWithIdempotencyKey(schema, input, idempotencyKey);
-      const handle = (repository: PetRepository) => handlers[operationId](parsed as never, meta, repository);
+      const input = validateWithIdempotencyKey(op.input, await readInput(), idempotencyKey);
+      const handle = (repository: PetRepository) => handlers[operationId](input as never, meta, repository);
       if (idempotencyKey === undefined) {
         const data = await handle(pets);
         if (op.method === 'POST') pages.invalidate();
-        return { data, status: op.successStatus, meta };
+        return { data, meta };
       }
       const result = await idempotency.run(
-        { apiKeyId: admission.key.id, key: idempotencyKey, operationId, input: parsed, status: op.successStatus },
+        { apiKeyId: key.id, key: idempotencyKey, operationId, input, status: op.successStatus },
         (trx) => handle(createPetRepository(trx)),
       );
       if (result.replayed) meta.replayed = true;
       else pages.invalidate();
-      return { data: result.data, status: result.status, meta };
+      return { data: result.data, meta };
     } catch (error) {
-      throw withMeta(error, meta);
+      throw failure(error, meta);
     }
   }
 
   return Object.freeze({
-    listPets: (input, context) => call('listPets', input, context),
-    createPet: (input, context) => call('createPet', input, context),
-    getPet: (input, context) => call('getPet', input, context),
+    listPets: (input, context) => call('listPets', () => input, context),
+    createPet: (input, context) => call('createPet', () => input, context),
+    getPet: (input, context) => call('getPet', () => input, context),
     call,
-    admit,
     meter,
-    recallKey: (apiKey) => authenticator.recall(apiKey),
     async isHealthy() {
       try {
         await db.selectFrom('pets').select('id').limit(1).execute();
@@ -231,6 +255,8 @@ export function createPetStore(options: PetStoreOptions): PetStore {
         return false;
       }
     },
+    deprecatedUsage: () => deprecatedUsage.list(),
+    close: () => deprecatedUsage.close(),
     apiKeys,
     clock,
   } satisfies PetStore);

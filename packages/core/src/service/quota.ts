@@ -8,10 +8,13 @@ import type { RateLimitWindow } from './response-meta.js';
 export interface Quota {
   consumeKey(key: ApiKeyRecord): Promise<RateLimitWindow[]>;
   consumeAddress(address: string): Promise<RateLimitWindow[]>;
+  /** Throws the address's 429, as `consumeAddress` would, while the address is over its limit; counts nothing. */
+  checkAddress(address: string): Promise<void>;
 }
 
 /** A quota that counts nothing: for embedding without limits. */
 export const unlimitedQuota: Quota = Object.freeze({
   consumeKey: async () => [],
   consumeAddress: async () => [],
+  checkAddress: async () => {},
 });

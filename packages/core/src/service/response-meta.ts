@@ -16,7 +16,7 @@ export interface RateLimitWindow {
   name: 'minute' | 'day' | 'address';
 }
 
-/** What a response carries besides its body. Adapters turn it into headers with {@link responseHeaders}. */
+/** What an answer carries besides its body, in domain terms; the HTTP edge turns it into headers. */
 export interface ResponseMeta {
   /** The windows that counted this request; the first is the one that binds. */
   rateLimit?: RateLimitWindow[];
@@ -27,35 +27,6 @@ export interface ResponseMeta {
   deprecation?: Deprecation;
   /** True when an idempotent replay answered with the first response. */
   replayed?: boolean;
-}
-
-/**
- * The headers SPEC and DECISIONS attach to a response, from its meta. `baseUrl` is the absolute base address
- * (ending in `/v1`) used for links; `nextUrl` the absolute URL of the next page, if any.
- * @example responseHeaders(meta, { baseUrl: 'https://api.example.com/v1' })
- */
-export function responseHeaders(meta: ResponseMeta, links: { baseUrl?: string; nextUrl?: string } = {}) {
-  const headers: Record<string, string> = {};
-  const windows = meta.rateLimit;
-  if (windows && windows[0]) {
-    const binding = windows[0];
-    headers['x-ratelimit-limit'] = String(binding.limit);
-    headers['x-ratelimit-remaining'] = String(binding.remaining);
-    headers['x-ratelimit-reset'] = String(binding.resetAt);
-    headers['ratelimit-policy'] = windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(', ');
-    headers['ratelimit'] = windows
-      .map((w) => `"${w.name}";r=${w.remaining};t=${w.resetIn}`)
-      .join(', ');
-  }
-  if (meta.retryAfter !== undefined) headers['retry-after'] = String(meta.retryAfter);
-  const link: string[] = [];
-  if (links.nextUrl) link.push(`<${links.nextUrl}>; rel="next"`);
-  if (meta.deprecation) {
-    headers['deprecation'] = `@${Math.floor(meta.deprecation.since.getTime() / 1000)}`;
-    headers['sunset'] = meta.deprecation.sunset.toUTCString();
-    if (links.baseUrl) link.push(`<${links.baseUrl}${meta.deprecation.successor}>; rel="successor-version"`);
-  }
-  if (link.length) headers['link'] = link.join(', ');
-  if (meta.replayed) headers['idempotent-replayed'] = 'true';
-  return headers;
+  /** The id of the API key the request was verified as (for logs). */
+  keyId?: number;
 }

@@ -46,6 +46,13 @@ export interface IdempotencyKeysTable {
   response_body: ColumnType<unknown, string | null, string | null>;
 }
 
+export interface DeprecatedCallsTable {
+  api_key_id: Int8;
+  operation_id: string;
+  calls: Int8;
+  last_called_at: Date;
+}
+
 /**
  * The tables of the service, as kysely sees them.
  * @example const db = new Kysely<Database>({ dialect })
@@ -54,4 +61,5 @@ export interface Database {
   pets: PetsTable;
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
+  deprecated_calls: DeprecatedCallsTable;
 }

@@ -1,4 +1,4 @@
-import { createPetStore, type Clock, type PetStore, type Quota } from '@petstore/core';
+import { createPetStore, createQuota, type Clock, type Limits, type PetStore, type PlanName, type QuotaOptions } from '@petstore/core';
 import type { TestDatabase } from '@petstore/testing';
 import { expect } from 'vitest';
 import { createRestHandler, type RestHandlerOptions } from '../rest-handler.js';
@@ -7,7 +7,7 @@ import { listen } from './listen.js';
 /** A settable clock; it starts on 21 November 2026, noon UTC. */
 export type TestClock = Clock & { at: number };
 
-/** The REST API on a real server over a fresh database, with one free key. */
+/** The REST API on a real server over a fresh database, with the real memory quota and one key. */
 export interface RestServer {
   /** `http://127.0.0.1:<port>/v1`. */
   base: string;
@@ -22,18 +22,28 @@ export interface RestServer {
   database: Awaited<ReturnType<TestDatabase['open']>>;
 }
 
+/** How the test server is set up: the key's plan (business by default) and limits, quota options, handler options. */
+export interface RestServerOptions {
+  plan?: PlanName;
+  limits?: Limits;
+  quota?: QuotaOptions;
+  handler?: Omit<RestHandlerOptions, 'store'>;
+}
+
 /**
- * Opens a database, builds the store with an injected clock and serves the REST handler on port 0.
+ * Opens a database, builds the store with an injected clock and the memory quota, and serves the REST handler on
+ * port 0 of 127.0.0.1.
  * @example const api = await startRestServer(database); await fetch(`${api.base}/pets`, { headers: api.auth })
  */
-export async function startRestServer(
-  database: TestDatabase,
-  options: { quota?: (clock: Clock) => Quota; handler?: Omit<RestHandlerOptions, 'store'> } = {},
-): Promise<RestServer> {
+export async function startRestServer(database: TestDatabase, options: RestServerOptions = {}): Promise<RestServer> {
   const opened = await database.open();
   const clock: TestClock = { at: Date.parse('2026-11-21T12:00:00Z'), now: () => clock.at };
-  const store = createPetStore({ db: opened.db, clock, ...(options.quota ? { quota: options.quota(clock) } : {}) });
-  const { key: apiKey } = await store.apiKeys.create({ plan: 'free' });
+  const quota = createQuota({ store: 'memory', clock }, options.quota);
+  const store = createPetStore({ db: opened.db, isUnavailable: opened.isUnavailable, clock, quota });
+  const { key: apiKey } = await store.apiKeys.create({
+    plan: options.plan ?? 'business',
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
   const server = await listen(createRestHandler({ store, ...options.handler }));
   return {
     base: `${server.url}/v1`,
@@ -44,6 +54,7 @@ export async function startRestServer(
     database: opened,
     async close() {
       await server.close();
+      await quota.close();
       await opened.close();
     },
   };

@@ -33,6 +33,7 @@ function fromTrpc(error: TRPCError): PetStoreError {
  */
 export function petStoreErrorOf(error: unknown): PetStoreError {
   if (error instanceof PetStoreError) return error;
+  if (error instanceof SyntaxError) return new PetStoreError('malformed_json', undefined, { cause: error });
   if (error instanceof TRPCError) {
     return error.cause instanceof PetStoreError ? error.cause : fromTrpc(error);
   }

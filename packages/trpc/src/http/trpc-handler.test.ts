@@ -1,7 +1,7 @@
 import { createPetStore, PetStoreError, type ErrorBody } from '@petstore/core';
 import { testDatabases } from '@petstore/testing';
-import { TRPCClientError } from '@trpc/client';
-import { createServer } from 'node:http';
+import { createTRPCClient, httpBatchStreamLink, TRPCClientError } from '@trpc/client';
+import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppRouter } from '../app-router.js';
@@ -20,6 +20,17 @@ const failure = async (promise: Promise<unknown>) => {
 describe.each(testDatabases)('the tRPC API on $name', (database) => {
   let server: TrpcServer;
   let auth: Record<string, string>;
+  /** A request with any method (fetch refuses TRACE and friends). */
+  const rawRequest = (method: string, path: string, headers: Record<string, string>) =>
+    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+      const target = new URL(server.trpcUrl);
+      const req = request({ host: target.hostname, port: target.port, method, path: `${target.pathname}${path}`, headers }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      });
+      req.on('error', reject).end();
+    });
   const url = (path: string, input?: unknown) =>
     `${server.trpcUrl}/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`;
 
@@ -237,6 +248,54 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
     expect(body.error.data.error.code).toBe('method_not_allowed');
   });
 
+  it.each(['PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'HEAD'])(
+    'answers %s with 405 method_not_allowed, Allow: GET, POST, and a JSON body',
+    async (method) => {
+      const response = await rawRequest(method, '/pets.list?input=%7B%7D', auth);
+      expect(response.status).toBe(405);
+      expect(response.headers['allow']).toBe('GET, POST');
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      if (method !== 'HEAD') {
+        const body = JSON.parse(response.body) as { error: { data: { error: ErrorBody } } };
+        expect(body.error.data.error).toEqual(new PetStoreError('method_not_allowed', body.error.data.error.message).toBody());
+        expect(body.error.data.error.code).toBe('method_not_allowed');
+      }
+    },
+  );
+
+  it('answers a method HTTP knows but tRPC does not (ACL) with 405, never a 5xx', async () => {
+    const response = await rawRequest('ACL', '/pets.list', auth);
+    expect(response.status).toBe(405);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+
+  it('answers 404 for a path that names no procedure, batch or not', async () => {
+    for (const path of ['', '/', '/nope', '/pets.nope,pets.gone?batch=1', '/%E0%A4%A', '/pets.list/extra']) {
+      const response = await rawRequest('GET', path, auth);
+      expect(response.status, path).toBe(404);
+      expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    }
+  });
+
+  it('labels the 415 body application/json', async () => {
+    const response = await fetch(url('pets.create'), { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: 'x' });
+    expect(response.status).toBe(415);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+
+  it('hands a streaming batch (httpBatchStreamLink) to tRPC itself, with the same procedures and errors', async () => {
+    const client = createTRPCClient<AppRouter>({
+      links: [httpBatchStreamLink({ url: server.trpcUrl, headers: auth })],
+    });
+    const pet = await client.pets.create.mutate({ name: 'Streamed', categoryId: 2 });
+    const [read, missing] = await Promise.allSettled([
+      client.pets.get.query({ petId: pet.id }),
+      client.pets.get.query({ petId: 987_655 }),
+    ]);
+    expect(read.status === 'fulfilled' && read.value).toEqual(pet);
+    expect(missing.status === 'rejected' && (missing.reason as TRPCClientError<AppRouter>).data?.error.code).toBe('not_found');
+  });
+
   it('answers each call of a batch on its own', async () => {
     const client = server.client(undefined, { batch: true });
     const [list, missing] = await Promise.allSettled([
@@ -256,9 +315,9 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('answers a failing database with the table entry of its code only, revealing nothing', async () => {
+  it('answers 503 unavailable once the database is gone, revealing nothing', async () => {
     const opened = await database.open();
-    const store = createPetStore({ db: opened.db });
+    const store = createPetStore({ db: opened.db, isUnavailable: opened.isUnavailable });
     const { key } = await store.apiKeys.create({ plan: 'free' });
     const answered: PetStoreError[] = [];
     const broken = createServer(createTrpcHandler({ store, onError: (error) => answered.push(error) }));
@@ -271,8 +330,8 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
       });
       const text = await response.text();
       const body = JSON.parse(text) as { error: { message: string; data: { error: ErrorBody } } };
-      expect([500, 503]).toContain(response.status);
-      expect(body.error.data.error).toEqual(new PetStoreError(body.error.data.error.code).toBody());
+      expect(response.status).toBe(503);
+      expect(body.error.data.error).toEqual(new PetStoreError('unavailable').toBody());
       expect(body.error.data.error.status).toBe(response.status);
       expect(body.error.message).toBe(body.error.data.error.message);
       expect(text).not.toMatch(/stack|destroyed|kysely|pglite|ECONN|\.ts:/i);

@@ -32,9 +32,9 @@ export async function startTrpcServer(database: TestDatabase): Promise<TrpcServe
   const opened = await database.open();
   const clock: TestClock = { at: Date.parse('2026-11-21T12:00:00Z'), now: () => clock.at };
   const quota = createQuota({ store: 'memory', clock });
-  const store = createPetStore({ db: opened.db, clock, quota });
+  const store = createPetStore({ db: opened.db, isUnavailable: opened.isUnavailable, clock, quota });
   const apiKey = (await store.apiKeys.create({ plan: 'free', label: 'trpc-test' })).key;
-  const server = createServer(createTrpcHandler({ store, publicBaseUrl: PUBLIC_BASE_URL }));
+  const server = createServer(createTrpcHandler({ store, publicUrl: PUBLIC_BASE_URL }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const trpcUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/trpc`;
   return {

@@ -2,7 +2,9 @@ const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
 const UNAVAILABLE_MESSAGE = /connection terminated|driver has already been destroyed|timeout exceeded when trying to connect|pglite is closed|client has encountered a connection error|cannot use a pool after calling end/i;
 
 /**
- * Whether an error means the database cannot be reached (answered as 503 `unavailable`), as opposed to a fault.
+ * Whether an error of `pg` or PGlite means the database cannot be reached (answered as 503 `unavailable`), as
+ * opposed to a fault: what each driver says when a connection is refused, dropped or closed. The core gets it as
+ * `isUnavailable`.
  * @example isDatabaseUnavailable(Object.assign(new Error(), { code: 'ECONNREFUSED' })) // true
  */
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -1,14 +1,21 @@
 import type { ServerResponse } from 'node:http';
-import { responseHeaders, toPetStoreError } from '@petstore/core';
+import { toPetStoreError } from '@petstore/core';
+import type { RequestContext } from './request-context.js';
+import { responseHeaders } from './response-headers.js';
 
 /** The media type of every JSON response. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
- * Sends a serialised JSON body with its status and headers in one write; `headers` is taken over, not copied.
+ * Sends a serialised JSON body with its status and headers in one write; `headers` is taken over, not copied. A
+ * response already under way is destroyed instead.
  * @example sendJson(res, 200, '[]', responseHeaders(outcome.meta))
  */
-export function sendJson(res: ServerResponse, status: number, payload: string, headers: Record<string, string>): void {
+export function sendJson(res: ServerResponse, status: number, payload: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
   headers['content-type'] = JSON_CONTENT_TYPE;
   headers['content-length'] = String(Buffer.byteLength(payload));
   res.writeHead(status, headers);
@@ -16,16 +23,13 @@ export function sendJson(res: ServerResponse, status: number, payload: string, h
 }
 
 /**
- * Renders anything thrown as the Error body of a PetStoreError with its headers; a response already under way is destroyed.
- * @example sendError(res, error, () => baseUrl(req))
+ * Renders anything thrown as the REST Error body (exactly `code`, `message`, `status`, and `details` for
+ * validation failures) with the headers of its meta; anything unexpected is a 500 that reveals nothing.
+ * @example sendError(res, ctx, error, '/v1')
  */
-export function sendError(res: ServerResponse, error: unknown, baseUrl?: () => string): void {
+export function sendError(res: ServerResponse, ctx: RequestContext, error: unknown, basePath = '/v1'): void {
   const failure = toPetStoreError(error);
-  if (res.headersSent || res.destroyed) {
-    res.destroy();
-    return;
-  }
-  const links = failure.meta.deprecation && baseUrl ? { baseUrl: baseUrl() } : undefined;
+  const links = failure.meta.deprecation ? { baseUrl: ctx.linkBase(basePath) } : undefined;
   sendJson(res, failure.status, JSON.stringify(failure.toBody()), responseHeaders(failure.meta, links));
 }
 

@@ -18,7 +18,11 @@ function hasBody(req: IncomingMessage): boolean {
   return length === undefined ? req.headers['transfer-encoding'] !== undefined : length > 0;
 }
 
-function isJsonMediaType(contentType: string | undefined): boolean {
+/**
+ * Whether a `Content-Type` is JSON the service reads: `application/json`, any case, parameters allowed, UTF-8 only.
+ * @example isJsonMediaType("application/json; charset=utf-8") // true
+ */
+export function isJsonMediaType(contentType: string | undefined): boolean {
   if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) return false;
   const charset = CHARSET.exec(contentType)?.[1]?.toLowerCase();
   return charset === undefined || charset === 'utf-8' || charset === 'utf8';

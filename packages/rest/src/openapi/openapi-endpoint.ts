@@ -1,8 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import type { Endpoint } from './endpoint.js';
-import { JSON_CONTENT_TYPE, sendResource } from './send.js';
+import { JSON_CONTENT_TYPE, sendResource } from '@petstore/http';
+import type { Endpoint } from '../endpoint.js';
+import type { OpenApiServers } from './complete-document.js';
 
-/** The OpenAPI document for a request, built and serialised on first use for each base address. */
+/** The OpenAPI document for a request, built and serialised on first use for each set of servers. */
 export interface OpenApiDocumentCache {
   /** The serialised document. */
   json(req: IncomingMessage): Buffer;
@@ -10,8 +11,8 @@ export interface OpenApiDocumentCache {
   serverOrigins(req: IncomingMessage): readonly string[];
 }
 
-/** How many base addresses (domains a deployment answers on) keep a built document. */
-const MAX_CACHED = 32;
+/** How many sets of servers keep a built document: one when configured, one per local address in development. */
+const MAX_CACHED = 8;
 
 function originsOf(document: object): string[] {
   const servers = (document as { servers?: unknown }).servers;
@@ -30,23 +31,25 @@ function originsOf(document: object): string[] {
 }
 
 /**
- * Builds the document once per base address (a request's own address, so `servers` can follow the domain it was
- * asked on), on first use; a failure is not cached, so the next request tries again.
- * @example const cache = cacheOpenApiDocument((baseUrl) => createOpenApiDocument(baseUrl), baseUrlOf); cache.json(req)
+ * Builds the document once per set of servers, on first use. The servers come from configuration (or, in
+ * development, the address the server listens on), never from a request's `Host`, so no client can make the service
+ * build documents. A failure is not cached, so the next request tries again.
+ * @example const cache = cacheOpenApiDocument(createOpenApiDocument, (req) => edge.servers(req, '/v1')); cache.json(req)
  */
 export function cacheOpenApiDocument(
-  build: (baseUrl: string) => object,
-  baseUrlOf: (req: IncomingMessage) => string,
+  build: (options: { servers: OpenApiServers }) => object,
+  serversOf: (req: IncomingMessage) => OpenApiServers,
 ): OpenApiDocumentCache {
   const cached = new Map<string, { json: Buffer; origins: readonly string[] }>();
   const load = (req: IncomingMessage) => {
-    const baseUrl = baseUrlOf(req);
-    let entry = cached.get(baseUrl);
+    const servers = serversOf(req);
+    const key = `${servers.production} ${servers.staging ?? ''}`;
+    let entry = cached.get(key);
     if (!entry) {
-      const document = build(baseUrl);
+      const document = build({ servers });
       entry = { json: Buffer.from(JSON.stringify(document)), origins: Object.freeze(originsOf(document)) };
       if (cached.size >= MAX_CACHED) cached.delete(cached.keys().next().value!);
-      cached.set(baseUrl, entry);
+      cached.set(key, entry);
     }
     return entry;
   };

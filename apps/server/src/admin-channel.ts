@@ -1,0 +1,164 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmod, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ApiKeyStore, PetStore } from '@petstore/core';
+
+/**
+ * The key tool's way into a running service on the embedded database, which only one process may open: an HTTP
+ * listener on a Unix socket (never a TCP port, so never the public API port), answering only requests that carry
+ * the token the service writes beside it at start-up, both readable by its user only. They live in the temporary
+ * folder under a name made from the data folder's real path, not in the data folder, so backups never hold them.
+ */
+async function channelPaths(dataDir: string) {
+  const name = createHash('sha256').update(await realpath(dataDir)).digest('hex').slice(0, 16);
+  const base = join(tmpdir(), `petstore-admin-${name}`);
+  return { socketPath: `${base}.sock`, tokenPath: `${base}.token` };
+}
+
+/** The key store methods the tool may call remotely. */
+const METHODS = new Set(['create', 'list', 'revoke', 'setLimits', 'roll', 'deprecatedUsage']);
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
+const revive = (_key: string, value: unknown) => (typeof value === 'string' && ISO_DATE.test(value) ? new Date(value) : value);
+
+/** What the key tool works with: the key store, and the deprecated-operation inventory. */
+export type KeyAdmin = ApiKeyStore & Pick<PetStore, 'deprecatedUsage'>;
+
+/** What the admin listener serves. */
+export interface AdminTarget {
+  keys: KeyAdmin;
+  /** A consistent copy of the embedded database, gzipped tar. */
+  backup(): Promise<Blob>;
+}
+
+/** The admin listener of a running service. */
+export interface AdminChannel {
+  close(): Promise<void>;
+}
+
+function reply(res: ServerResponse, status: number, body: unknown) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of req) {
+    text += chunk;
+    if (text.length > 65_536) throw new Error('request too large');
+  }
+  return text;
+}
+
+/**
+ * Opens the admin listener of the service on `dataDir` and writes its token; `close` removes both.
+ * @example const admin = await openAdminChannel('./.petstore-data', { keys: store.apiKeys, backup })
+ */
+export async function openAdminChannel(dataDir: string, target: AdminTarget): Promise<AdminChannel> {
+  const { socketPath, tokenPath } = await channelPaths(dataDir);
+  const token = randomBytes(32).toString('hex');
+  const expected = Buffer.from(`Bearer ${token}`);
+  const authorised = (req: IncomingMessage) => {
+    const sent = Buffer.from(req.headers.authorization ?? '');
+    return sent.length === expected.length && timingSafeEqual(sent, expected);
+  };
+
+  const server: Server = createServer((req, res) => {
+    if (!authorised(req)) return reply(res, 401, { message: 'The admin token is missing or wrong.' });
+    if (req.method === 'GET' && req.url === '/backup') {
+      target.backup().then(
+        async (blob) => {
+          const bytes = Buffer.from(await blob.arrayBuffer());
+          res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': bytes.length });
+          res.end(bytes);
+        },
+        (error: unknown) => reply(res, 500, { message: `The backup failed: ${(error as Error).message}` }),
+      );
+      return;
+    }
+    const method = /^\/keys\/([A-Za-z]+)$/.exec(req.url ?? '')?.[1];
+    if (req.method !== 'POST' || method === undefined || !METHODS.has(method)) {
+      return reply(res, 404, { message: 'No such admin action.' });
+    }
+    readBody(req)
+      .then(async (text) => {
+        const args = JSON.parse(text || '[]', revive) as unknown[];
+        const call = (target.keys as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[method];
+        if (typeof call !== 'function' || !Array.isArray(args)) return reply(res, 404, { message: 'No such admin action.' });
+        reply(res, 200, { result: await call.apply(target.keys, args) });
+      })
+      .catch((error: unknown) => reply(res, 400, { message: (error as Error).message, name: (error as Error).name }));
+  });
+  await rm(socketPath, { force: true });
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => resolveListen());
+  });
+  await chmod(socketPath, 0o600);
+  await rm(tokenPath, { force: true });
+  await writeFile(tokenPath, token, { mode: 0o600 });
+  return {
+    async close() {
+      await new Promise<void>((done) => server.close(() => done()));
+      server.closeAllConnections();
+      await rm(tokenPath, { force: true });
+      await rm(socketPath, { force: true });
+    },
+  };
+}
+
+/** The running service's admin listener, as the key tool reaches it. */
+export interface AdminClient {
+  /** The key store of the running service. */
+  keys: KeyAdmin;
+  /** Streams a backup of the running service's database. */
+  backup(): Promise<Buffer>;
+}
+
+function call(socketPath: string, token: string, method: string, path: string, body?: string): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolveCall, reject) => {
+    const req = request({ socketPath, method, path, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolveCall({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/**
+ * Connects to the admin listener of the service running on `dataDir`; undefined when there is none to reach.
+ * @example const admin = await connectAdminChannel('./.petstore-data'); await admin?.keys.list()
+ */
+export async function connectAdminChannel(dataDir: string): Promise<AdminClient | undefined> {
+  const { socketPath, tokenPath } = await channelPaths(dataDir).catch(() => ({ socketPath: '', tokenPath: '' }));
+  const token = tokenPath ? await readFile(tokenPath, 'utf8').catch(() => undefined) : undefined;
+  if (token === undefined) return undefined;
+  const reachable = await call(socketPath, token.trim(), 'POST', '/keys/list', '[]').then(
+    (answer) => answer.status === 200,
+    () => false,
+  );
+  if (!reachable) return undefined;
+  const keys = new Proxy({} as KeyAdmin, {
+    get: (_target, method: string) => async (...args: unknown[]) => {
+      const answer = await call(socketPath, token.trim(), 'POST', `/keys/${method}`, JSON.stringify(args));
+      const body = JSON.parse(answer.body.toString('utf8'), revive) as { result?: unknown; message?: string; name?: string };
+      if (answer.status !== 200) throw Object.assign(new Error(body.message ?? `admin action failed (${answer.status})`), { name: body.name ?? 'Error' });
+      return body.result;
+    },
+  });
+  return {
+    keys,
+    async backup() {
+      const answer = await call(socketPath, token.trim(), 'GET', '/backup');
+      if (answer.status !== 200) throw new Error(JSON.parse(answer.body.toString('utf8')).message as string);
+      return answer.body;
+    },
+  };
+}
+
+export { channelPaths as adminChannelPaths };

@@ -1,0 +1,126 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { startServer, type RunningServer } from '../src/server.js';
+
+const KEY = 'the-one-real-key-0123456789';
+
+/** A request with headers fetch will not send (Host) and any method. */
+function send(url: string, path: string, headers: Record<string, string>, method = 'GET') {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+    const target = new URL(url);
+    const req = request({ host: target.hostname, port: target.port, path, method, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject).end();
+  });
+}
+
+const rateHeaders = (headers: Record<string, string | string[] | undefined>) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => /ratelimit|retry-after|content-type/.test(name)));
+
+describe('the trust rules at the edge, without a proxy', () => {
+  let running: RunningServer;
+  beforeAll(async () => {
+    running = await startServer(
+      loadConfig({
+        PORT: '0',
+        PETSTORE_DATA_DIR: 'memory://',
+        PETSTORE_API_KEYS: `${KEY}:free`,
+        PETSTORE_PUBLIC_URL: 'https://api.example.com/v1',
+      }),
+    );
+  });
+  afterAll(() => running.close());
+
+  it('answers a right key exactly like a wrong one once the address has used up its limit on made-up keys', async () => {
+    for (let i = 0; i < 61; i++) {
+      const wrong = await send(running.url, '/v1/pets', { authorization: `Bearer made-up-key-${i}-0000000000` });
+      expect(wrong.status).toBe(i < 60 ? 401 : 429);
+    }
+    const guess = await send(running.url, '/v1/pets', { authorization: 'Bearer made-up-key-last-000000000' });
+    const right = await send(running.url, '/v1/pets', { authorization: `Bearer ${KEY}` });
+    expect(right.status).toBe(429);
+    expect(right.body).toBe(guess.body);
+    expect(rateHeaders(right.headers)).toEqual(rateHeaders(guess.headers));
+    const trpc = await send(running.url, '/trpc/pets.list?input=%7B%7D', { authorization: `Bearer ${KEY}` });
+    expect(trpc.status).toBe(429);
+  });
+
+  it('links to the public address whatever Host or X-Forwarded-* a client sends', async () => {
+    const headers = {
+      authorization: `Bearer ${KEY}`,
+      'x-forwarded-for': '203.0.113.50',
+      'x-forwarded-proto': 'javascript',
+      'x-forwarded-host': 'evil.example.net',
+    };
+    // A fresh address is needed: the previous test spent the loopback address's limit, so go through the key's
+    // own allowance on another server.
+    const other = await startServer(
+      loadConfig({ PORT: '0', PETSTORE_DATA_DIR: 'memory://', PETSTORE_API_KEYS: `${KEY}:pro`, PETSTORE_PUBLIC_URL: 'https://api.example.com/v1' }),
+    );
+    try {
+      const body = JSON.stringify({ name: 'Linked', categoryId: 1 });
+      for (let i = 0; i < 2; i++) {
+        const created = await fetch(`${other.url}/v1/pets`, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body,
+        });
+        expect(created.headers.get('location')).toMatch(/^https:\/\/api\.example\.com\/v1\/pets\/\d+$/);
+      }
+      const list = await send(other.url, '/v1/pets?limit=1', { ...headers, host: 'evil.example.net' });
+      expect(list.headers['link']).toMatch(/^<https:\/\/api\.example\.com\/v1\/pets\?limit=1&cursor=[^>]+>; rel="next"$/);
+      const trpc = await send(other.url, '/trpc/pets.list?input=%7B%22limit%22%3A1%7D', { ...headers, host: 'evil.example.net' });
+      expect(trpc.headers['link']).toMatch(/^<https:\/\/api\.example\.com\/trpc\/pets\.list\?input=[^>]+>; rel="next"$/);
+      const document = JSON.parse((await send(other.url, '/v1/openapi.json', { host: 'evil.example.net' })).body) as {
+        servers: { url: string }[];
+      };
+      expect(document.servers.map((server) => server.url)).toEqual(['https://api.example.com/v1', 'https://api.example.com/v1']);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('the trust rules at the edge, behind one trusted proxy', () => {
+  let running: RunningServer;
+  beforeAll(async () => {
+    running = await startServer(
+      loadConfig({
+        PORT: '0',
+        PETSTORE_DATA_DIR: 'memory://',
+        PETSTORE_API_KEYS: `${KEY}:free`,
+        PETSTORE_TRUST_PROXY: 'true',
+      }),
+    );
+  });
+  afterAll(() => running.close());
+
+  it('takes the address the proxy appended, so rotating the client-written entry gains nothing', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 70; i++) {
+      const response = await send(running.url, '/v1/pets', { 'x-forwarded-for': `198.51.100.${i}, 203.0.113.7` });
+      statuses.push(response.status);
+    }
+    expect(statuses.filter((status) => status !== 429)).toHaveLength(60);
+    expect(statuses.slice(60)).toEqual(Array(10).fill(429));
+  });
+
+  it('takes X-Forwarded-Proto only as http or https', async () => {
+    const headers = { authorization: `Bearer ${KEY}`, 'x-forwarded-for': '203.0.113.8', 'x-forwarded-host': 'pets.example.com' };
+    for (let i = 0; i < 2; i++) {
+      await fetch(`${running.url}/v1/pets`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `P${i}`, categoryId: 1 }),
+      });
+    }
+    const odd = await send(running.url, '/v1/pets?limit=1', { ...headers, 'x-forwarded-proto': 'javascript' });
+    expect(odd.headers['link']).toMatch(/^<http:\/\/pets\.example\.com\/v1\/pets\?/);
+    const secure = await send(running.url, '/v1/pets?limit=1', { ...headers, 'x-forwarded-proto': 'https' });
+    expect(secure.headers['link']).toMatch(/^<https:\/\/pets\.example\.com\/v1\/pets\?/);
+  });
+});

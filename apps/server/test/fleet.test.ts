@@ -1,0 +1,170 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { databaseUrl, scratchPostgres } from '@petstore/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startProcess, type ServerProcess } from './helpers.js';
+
+const haproxy = (() => {
+  try {
+    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const PUBLIC_URL = 'https://api.example.com/v1';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One request through the balancer, from a chosen loopback address (so the balancer forwards that address). */
+function send(port: number, path: string, options: { method?: string; headers?: Record<string, string>; body?: string; from?: string } = {}) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers, localAddress: options.from ?? '127.0.0.1', agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject).end(options.body);
+  });
+}
+
+/** HAProxy in front of the instances: TLS would end here, so it says `https`; it appends the client's address. */
+function haproxyConfig(port: number, backends: number[]) {
+  return [
+    'global',
+    '  maxconn 2000',
+    'defaults',
+    '  mode http',
+    '  timeout connect 2s',
+    '  timeout client 30s',
+    '  timeout server 30s',
+    '  option forwardfor',
+    'frontend api',
+    `  bind 127.0.0.1:${port}`,
+    '  http-request set-header X-Forwarded-Proto https',
+    '  default_backend petstore',
+    'backend petstore',
+    '  balance roundrobin',
+    '  option httpchk GET /healthz',
+    '  http-check expect status 200',
+    ...backends.map((backend, i) => `  server petstore${i + 1} 127.0.0.1:${backend} check inter 500ms`),
+    '',
+  ].join('\n');
+}
+
+describe.runIf(databaseUrl && haproxy)('a fleet of three instances behind HAProxy, on one PostgreSQL', () => {
+  let db: Awaited<ReturnType<typeof scratchPostgres>>;
+  let dir: string;
+  let instances: ServerProcess[];
+  let balancer: ChildProcess;
+  let port: number;
+  const env = () => ({ DATABASE_URL: db.url });
+
+  beforeAll(async () => {
+    db = await scratchPostgres();
+    dir = await mkdtemp(join(tmpdir(), 'petstore-fleet-'));
+    const settings = { ...env(), PETSTORE_TRUST_PROXY: 'true', PETSTORE_PUBLIC_URL: PUBLIC_URL };
+    instances = [await startProcess(settings)];
+    instances.push(...(await Promise.all([startProcess(settings), startProcess(settings)])));
+    port = await freePort();
+    const config = join(dir, 'haproxy.cfg');
+    await writeFile(config, haproxyConfig(port, instances.map((instance) => Number(new URL(instance.url).port))));
+    balancer = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    for (let i = 0; i < 100; i++) {
+      const ready = await send(port, '/healthz').then((r) => r.status === 200, () => false);
+      if (ready) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+  afterAll(async () => {
+    balancer?.kill();
+    if (balancer?.exitCode === null) await once(balancer, 'exit');
+    await Promise.all((instances ?? []).map((instance) => instance.stop()));
+    await db?.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const newKey = async (plan: string, label: string) => {
+    const created = await runCli(['keys', 'create', '--plan', plan, '--label', label], env());
+    expect(created.code, created.stderr).toBe(0);
+    return created.stdout.trim();
+  };
+
+  it('counts a free key exactly across the instances: 60 of 75 concurrent requests', async () => {
+    const key = await newKey('free', 'burst');
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    const statuses = await Promise.all(
+      Array.from({ length: 75 }, () => send(port, '/v1/pets?limit=1', { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status)),
+    );
+    expect(statuses.filter((status) => status === 200)).toHaveLength(60);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(15);
+  });
+
+  it('replays an Idempotency-Key on every instance', async () => {
+    const key = await newKey('pro', 'idempotent');
+    const post = () =>
+      send(port, '/v1/pets', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'fleet-order-1' },
+        body: JSON.stringify({ name: 'Once', categoryId: 2 }),
+      });
+    const answers = [await post(), await post(), await post(), await post()];
+    const ids = answers.map((answer) => (JSON.parse(answer.body) as { id: number }).id);
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201]);
+    expect(new Set(ids).size).toBe(1);
+    expect(answers.slice(1).map((answer) => answer.headers['idempotent-replayed'])).toEqual(['true', 'true', 'true']);
+  });
+
+  it('refuses a revoked key on every instance within one second', async () => {
+    const key = await newKey('pro', 'revoked in the fleet');
+    const statuses = async () =>
+      Promise.all(Array.from({ length: 6 }, () => send(port, '/v1/pets?limit=1', { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status)));
+    expect(await statuses()).toEqual([200, 200, 200, 200, 200, 200]);
+    const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[];
+    const revoked = await runCli(['keys', 'revoke', rows.find((row) => row.label === 'revoked in the fleet')!.id!], env());
+    expect(revoked.code, revoked.stderr).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1_050));
+    expect(await statuses()).toEqual([401, 401, 401, 401, 401, 401]);
+  });
+
+  it('links to the public host, with the scheme the balancer reports', async () => {
+    const key = await newKey('pro', 'links');
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-forwarded-host': 'evil.example.net' };
+    for (const name of ['One', 'Two']) {
+      const created = await send(port, '/v1/pets', { method: 'POST', headers, body: JSON.stringify({ name, categoryId: 3, status: 'sold' }) });
+      expect(created.headers['location']).toMatch(/^https:\/\/api\.example\.com\/v1\/pets\/\d+$/);
+    }
+    const page = await send(port, '/v1/pets?limit=1&status=sold', { headers });
+    expect(page.headers['link']).toMatch(/^<https:\/\/api\.example\.com\/v1\/pets\?limit=1&status=sold&cursor=[^>]+>; rel="next"$/);
+  });
+
+  it('limits requests without a key by the address the balancer forwards, not one the client writes', async () => {
+    const from = (address: string, written: string) =>
+      send(port, '/v1/pets', { from: address, headers: { 'x-forwarded-for': written } }).then((r) => [r.status, Number(r.headers['x-ratelimit-remaining'])] as const);
+    const statuses: number[] = [];
+    for (let i = 0; i < 62; i++) statuses.push((await from('127.0.0.3', `198.51.100.${i}`))[0]);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(60);
+    expect(statuses.slice(60)).toEqual([429, 429]);
+    const [status, remaining] = await from('127.0.0.4', '198.51.100.1');
+    expect(status).toBe(401);
+    expect(remaining).toBe(59);
+  });
+});

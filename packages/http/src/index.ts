@@ -1,0 +1,13 @@
+export { createEdge, contextOf, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
+export { compileTrust, type TrustProxy, type TrustFunction } from './trust-proxy.js';
+export { createLinkBase, type HostRedirect, type PublishedAt, type Arrival } from './own-hosts.js';
+export { wellFormedHost, hostName } from './host.js';
+export { bearerToken } from './bearer-token.js';
+export { requestId } from './request-id.js';
+export { mountPrefix } from './mount-prefix.js';
+export { splitTarget, type RequestTarget } from './request-target.js';
+export { readJsonBody, discardBody, isJsonMediaType, BODY_LIMIT } from './read-json-body.js';
+export { responseHeaders, type Links } from './response-headers.js';
+export { sendJson, sendError, sendResource, JSON_CONTENT_TYPE } from './send.js';
+export { trpcErrorShape, type TrpcErrorShape, type PetStoreErrorData } from './trpc-envelope.js';
+export { jsonText } from './json-text.js';
