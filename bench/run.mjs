@@ -18,7 +18,7 @@ import { median } from './lib/stats.mjs';
 
 const SMALL = 10_000;
 const BIG = 1_000_000;
-const STARTUP_TARGET_MS = 5_000;
+const STARTUP_TARGET_MS = 3_000;
 const RSS_TARGET_MB = 250;
 
 const { values: args } = parseArgs({
@@ -288,7 +288,13 @@ try {
   const scenarios = defineScenarios(ctx).filter((s) => wanted(s.id));
   const runnable = (s) => !s.skip;
 
-  const rssRow = { id: 'peak-rss', title: 'Peak RSS of the service under the first scenario', kind: 'memory', target: { op: '<=', value: RSS_TARGET_MB, unit: ' MB' } };
+  const soakSeconds = settings.mode === 'quick' ? 10 : 30;
+  const rssRow = {
+    id: 'peak-rss',
+    title: `Peak RSS of the service, embedded DB, after the first scenario and ${soakSeconds} s at 200 connections`,
+    kind: 'memory',
+    target: { op: '<=', value: RSS_TARGET_MB, unit: ' MB' },
+  };
   for (const [i, scenario] of scenarios.entries()) {
     const row = { id: scenario.id, title: scenario.title, chartLabel: scenario.chartLabel, kind: scenario.kind, target: scenario.target };
     if (scenario.skip) {
@@ -304,7 +310,15 @@ try {
         });
         Object.assign(row, result);
         if (result.peakRssMB !== undefined) {
-          Object.assign(rssRow, { measured: result.peakRssMB, status: result.peakRssMB <= RSS_TARGET_MB ? 'met' : 'missed', note: `VmHWM (the process's peak since it started, start-up included) of ${result.b.server}, read after the scenario's last run.` });
+          // The memory row: the same service, then 200 connections at once for the soak, then its peak.
+          const service = await pool.get(scenario.b.spec);
+          await loadGenerator.drive(service, scenario.request, { duration: soakSeconds, connections: 200, measureDatabase: false });
+          const peak = service.peakRss() / 2 ** 20;
+          Object.assign(rssRow, {
+            measured: peak,
+            status: peak <= RSS_TARGET_MB ? 'met' : 'missed',
+            note: `VmHWM (the process's peak since it started, start-up included) of ${result.b.server}, read after the scenario's runs and ${soakSeconds} s of 200 connections.`,
+          });
         }
         if (scenario.id === 'rest-list-embedded') startup.restartMs = result.restartMs;
         log(`${scenario.id}: ${row.measured.toFixed(3)}x (${row.status})`);

@@ -65,6 +65,8 @@ export interface ClosableQuota extends Quota {
 const MINUTE_ENTRY_SECONDS = 300;
 const DAY_ENTRY_SECONDS = 2 * 86_400;
 const BAN_MARGIN_SECONDS = 3_600;
+// How long a shared store's address count read by this instance is trusted before it is read again.
+const ADDRESS_RECHECK_MS = 1_000;
 // The memory store expires entries with setTimeout, which cannot wait longer than 24.8 days.
 const MAX_BAN_SECONDS = 7 * 86_400;
 
@@ -166,15 +168,33 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
   }
 
   const addressCounter = (address: string, now: number) => `a:${addressKey(address)}:${windowIndex(now, MINUTE_MS)}`;
+  // On a shared store, what this instance last learnt of an address's count (from its own increments at once, from
+  // a read for up to a second), so a request with a valid key does not cost a round trip to check its address.
+  const knownCounts = config.store === 'memory' ? undefined : new Map<string, { count: number; at: number }>();
+  const remember = (counter: string, count: number, at: number) => {
+    if (!knownCounts) return;
+    if (knownCounts.size >= 10_000) knownCounts.clear();
+    knownCounts.set(counter, { count, at });
+  };
 
   async function consumeAddress(address: string): Promise<RateLimitWindow[]> {
     const now = clock.now();
-    return addressWindow(address, await counters.increment(addressCounter(address, now), MINUTE_ENTRY_SECONDS), now);
+    const counter = addressCounter(address, now);
+    const count = await counters.increment(counter, MINUTE_ENTRY_SECONDS);
+    remember(counter, count, now);
+    return addressWindow(address, count, now);
   }
 
   async function checkAddress(address: string): Promise<void> {
     const now = clock.now();
-    const count = (await counters.read(addressCounter(address, now))) ?? 0;
+    const counter = addressCounter(address, now);
+    const known = knownCounts?.get(counter);
+    let count: number;
+    if (known && (known.count >= perAddressPerMinute || now - known.at < ADDRESS_RECHECK_MS)) count = known.count;
+    else {
+      count = (await counters.read(counter)) ?? 0;
+      remember(counter, count, now);
+    }
     // Refused exactly as the next request without a valid key would be: counted one more.
     if (count >= perAddressPerMinute) addressWindow(address, count + 1, now);
   }
