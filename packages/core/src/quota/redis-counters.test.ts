@@ -36,6 +36,22 @@ describe.skipIf(!redisUrl)('the quota on Redis', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it('refuses a valid key from an address another instance found over its limit, within one second', async () => {
+    const moving: Clock & { at: number } = { at: clock.now(), now: () => moving.at };
+    const a = createQuota({ store: 'redis', client: first.client, keyPrefix: first.keyPrefix, clock: moving });
+    const b = createQuota({ store: 'redis', client: second.client, keyPrefix: second.keyPrefix, clock: moving });
+    const address = '203.0.113.77';
+    await b.checkAddress(address);
+    for (let i = 0; i < 60; i++) await a.consumeAddress(address);
+    await expect(a.checkAddress(address)).rejects.toMatchObject({ code: 'rate_limited' });
+    await b.checkAddress(address); // what b read a moment ago still stands
+    moving.at += 1_000;
+    const error = await refusal(b.checkAddress(address));
+    expect(error.code).toBe('rate_limited');
+    expect(error.meta.rateLimit).toMatchObject([{ name: 'address', remaining: 0 }]);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('shares a ban between instances', async () => {
     const a = createQuota({ store: 'redis', client: first.client, keyPrefix: first.keyPrefix, clock });
     const later: Clock = { now: () => clock.now() + 5 * 60_000 };
