@@ -2,7 +2,10 @@
 # Installs (if needed) and starts PostgreSQL on 127.0.0.1:5432 with user postgres/postgres and database petstore.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
-command -v pg_ctlcluster >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends postgresql >/dev/null; }
+# The fault tests also run throwaway clusters of their own: they need initdb/pg_ctl and runuser (util-linux).
+if ! command -v pg_ctlcluster >/dev/null || ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || ! command -v runuser >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends postgresql util-linux >/dev/null
+fi
 V=$(ls /usr/lib/postgresql | sort -V | tail -1)
 [ -d "/etc/postgresql/$V/main" ] || pg_createcluster "$V" main >/dev/null
 mkdir -p "/etc/postgresql/$V/main/conf.d"

@@ -30,6 +30,17 @@ describe('the configuration', () => {
     });
   });
 
+  it('limits requests in flight to 64, sheds on lag only when asked, and drains for 1 s by default', () => {
+    expect(loadConfig({})).toMatchObject({ maxConcurrentRequests: 64, shedLagMs: 0, drainMs: 1_000 });
+    expect(loadConfig({ PETSTORE_MAX_CONCURRENT_REQUESTS: '0', PETSTORE_SHED_LAG_MS: '150', PETSTORE_DRAIN_MS: '5000' })).toMatchObject({
+      maxConcurrentRequests: 0,
+      shedLagMs: 150,
+      drainMs: 5_000,
+    });
+    const message = problemsOf({ PETSTORE_MAX_CONCURRENT_REQUESTS: '-1', PETSTORE_SHED_LAG_MS: 'fast', PETSTORE_DRAIN_MS: '1e3' });
+    for (const name of ['PETSTORE_MAX_CONCURRENT_REQUESTS', 'PETSTORE_SHED_LAG_MS', 'PETSTORE_DRAIN_MS']) expect(message).toContain(`${name}:`);
+  });
+
   it('uses the postgres limiter by default with DATABASE_URL', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db' });
     expect(config.rateLimitStore).toBe('postgres');

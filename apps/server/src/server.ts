@@ -1,5 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type ServerOptions } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import type { Clock } from '@petstore/core';
 import { createHttpHandler, openPetStore, type OpenPetStore } from '@petstore/embed';
 import { pino, type Logger } from 'pino';
@@ -7,6 +7,25 @@ import type { Config } from './config.js';
 import { openAdminChannel, type AdminChannel } from './admin-channel.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { createObservability } from './observability.js';
+import { createOutageLog } from './outage-log.js';
+import { createOverloadGuard } from './overload.js';
+
+/**
+ * Socket time and size limits. A client must send its headers within 10 s and its whole request (at most 64 KiB
+ * of body) within 30 s, checked every second, so slow clients cannot hold sockets for Node's default minutes.
+ * Idle keep-alive sockets close after 5 s: a proxy in front must use a shorter idle timeout. Headers above 16 KiB
+ * get 431 (an API request with a bearer key needs well under 1 KiB).
+ */
+export const SOCKET_LIMITS = Object.freeze({
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  connectionsCheckingInterval: 1_000,
+  keepAliveTimeout: 5_000,
+  maxHeaderSize: 16 * 1024,
+} satisfies ServerOptions);
+
+/** After the drain period, requests still running get this long before their sockets are closed. */
+const FORCE_CLOSE_MS = 10_000;
 
 /** A running service. */
 export interface RunningServer {
@@ -18,7 +37,10 @@ export interface RunningServer {
   service: OpenPetStore;
   /** A development key created because no key existed; shown once. */
   developmentKey?: string;
-  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  /**
+   * Stops accepting connections; for `drainMs` answers requests on open connections with `Connection: close`;
+   * then closes idle connections, lets in-flight requests finish (10 s at most) and closes the database.
+   */
   close(): Promise<void>;
 }
 
@@ -30,7 +52,8 @@ export async function startServer(
   config: Config,
   options: { clock?: Clock; createDevelopmentKey?: boolean; logger?: Logger } = {},
 ): Promise<RunningServer> {
-  const observability = createObservability({ logger: options.logger ?? pino({ level: 'silent' }) });
+  const logger = options.logger ?? pino({ level: 'silent' });
+  const observability = createObservability({ logger });
   const releaseLock = config.dataDirIsFolder ? await acquireDataDirLock(config.dataDir) : async () => {};
   let service: OpenPetStore;
   try {
@@ -54,19 +77,24 @@ export async function startServer(
     developmentKey = (await service.store.apiKeys.create({ plan: 'free', label: 'development' })).key;
   }
   if (service.database.pool) observability.watchPool(service.database.pool);
+  // An outage is two log lines (down, back with the count refused), not one line with a stack per 503.
+  const outage = createOutageLog({ logger, probe: () => service.store.isHealthy() });
   const handler = createHttpHandler(service.store, {
     publicUrl: config.publicUrl,
     stagingUrl: config.stagingUrl,
     trustProxy: config.trustProxy,
     redirects: config.redirects,
-    onError: observability.onError,
+    onError: (error, req) => {
+      if (!outage.failed(error)) observability.onError(error, req);
+    },
   });
   const serve = observability.wrap(handler);
+  const overload = createOverloadGuard({ maxConcurrent: config.maxConcurrentRequests, shedLagMs: config.shedLagMs, logger });
   let stopping = false;
-  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+  const server = createServer(SOCKET_LIMITS, (req, res) => {
     // Once stopping, every response closes its connection, so busy keep-alive clients drain instead of holding on.
     if (stopping) res.setHeader('connection', 'close');
-    serve(req, res);
+    if (overload.admit(req, res)) serve(req, res);
   });
   const metricsServer = config.metricsPort === undefined ? undefined : createServer(observability.serveMetrics);
   let admin: AdminChannel | undefined;
@@ -91,11 +119,17 @@ export async function startServer(
   const close = () =>
     (closing ??= (async () => {
       stopping = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const force = setTimeout(() => server.closeAllConnections(), 10_000).unref();
+      // http.Server#close would also reset idle keep-alive sockets at once, and with them any request a client has
+      // just sent on one. So: stop listening only; for the drain period every response closes its connection;
+      // then idle sockets are closed, and busy ones get FORCE_CLOSE_MS more.
+      const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+      const drained = setTimeout(() => server.closeIdleConnections(), config.drainMs).unref();
+      const force = setTimeout(() => server.closeAllConnections(), config.drainMs + FORCE_CLOSE_MS).unref();
       await closed;
+      clearTimeout(drained);
       clearTimeout(force);
+      overload.close();
+      outage.close();
       await admin?.close();
       if (metricsServer) {
         metricsServer.closeAllConnections();

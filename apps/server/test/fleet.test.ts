@@ -85,7 +85,7 @@ describe.runIf(databaseUrl && haproxy)(`a fleet of three instances behind HAProx
     db = await scratchPostgres();
     dir = await mkdtemp(join(tmpdir(), 'petstore-fleet-'));
     counters = redisUrl ? await openTestRedis(`petstore_fleet_${randomBytes(6).toString('hex')}`) : undefined;
-    const limiter = counters
+    const limiter: Record<string, string> = counters
       ? { PETSTORE_RATE_LIMIT_STORE: 'redis', REDIS_URL: redisUrl!, PETSTORE_REDIS_KEY_PREFIX: counters.keyPrefix }
       : {};
     const settings = { ...env(), ...limiter, PETSTORE_TRUST_PROXY: 'true', PETSTORE_PUBLIC_URL: PUBLIC_URL };

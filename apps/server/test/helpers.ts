@@ -50,7 +50,8 @@ export async function startProcess(env: Record<string, string>): Promise<ServerP
     stdout: () => out,
     stderr: () => err,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
+      // A process ended by a signal keeps exitCode null: check signalCode too, or this would wait forever.
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
       const [code] = await once(child, 'exit');
       return code as number | null;

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseUrl, scratchPostgres } from '@petstore/testing';
+import { allPetIds, send, sleep, type Outcome } from './faults/load.js';
 import { mainJs, startProcess } from './helpers.js';
 
 describe('the service process on the embedded database', () => {
@@ -62,40 +64,6 @@ describe('the service process on the embedded database', () => {
     expect(server.stdout()).toContain('"msg":"Stopped"');
   });
 
-  it('drains busy keep-alive clients on SIGTERM and stops cleanly, failing none of their requests', async () => {
-    const key = 'draining-key-0123456789';
-    const server = await startProcess({ PETSTORE_DATA_DIR: 'memory://', PETSTORE_API_KEYS: `${key}:enterprise:100000:1000000` });
-    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-    const { hostname, port } = new URL(server.url);
-    const statuses: number[] = [];
-    const get = () =>
-      new Promise<number>((resolve, reject) => {
-        const req = request({ agent, hostname, port, path: '/v1/pets', headers: { authorization: `Bearer ${key}` } }, (res) => {
-          res.resume().on('end', () => resolve(res.statusCode!));
-        });
-        req.on('error', reject);
-        req.end();
-      });
-    let running = true;
-    const clients = Array.from({ length: 8 }, async () => {
-      while (running) statuses.push(await get().catch(() => 0));
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const stoppedAt = Date.now();
-    server.child.kill('SIGTERM');
-    const [code] = await once(server.child, 'exit');
-    const took = Date.now() - stoppedAt;
-    running = false;
-    await Promise.all(clients);
-    agent.destroy();
-    expect(code).toBe(0);
-    expect(took).toBeLessThan(5_000);
-    const answered = statuses.filter((s) => s !== 0);
-    expect(answered.length).toBeGreaterThan(0);
-    expect(answered.every((s) => s === 200)).toBe(true);
-    expect(server.stdout()).not.toContain('request failed');
-  });
-
   it('refuses a second process on the same embedded database folder', async () => {
     const first = await startProcess({ PETSTORE_DATA_DIR: dataDir });
     await expect(startProcess({ PETSTORE_DATA_DIR: dataDir })).rejects.toThrow(/in use by process/);
@@ -111,5 +79,94 @@ describe('the service process on the embedded database', () => {
     expect(stderr).toContain('Invalid configuration:');
     expect(stderr).toContain('PORT: must be a whole number');
     expect(stderr).toContain('PETSTORE_TRUST_PROXY: write false, true, a number of proxy hops');
+  });
+});
+
+/** The drain period the process is started with, and the bound within which it must exit after SIGTERM. */
+const DRAIN_MS = 1_000;
+const EXIT_BOUND_MS = DRAIN_MS + 3_000;
+
+const drainDatabases = [
+  {
+    name: 'the embedded database',
+    async open() {
+      const dir = await mkdtemp(join(tmpdir(), 'petstore-drain-'));
+      return { env: { PETSTORE_DATA_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
+    },
+  },
+  ...(databaseUrl
+    ? [
+        {
+          name: 'PostgreSQL',
+          async open() {
+            const scratch = await scratchPostgres();
+            return { env: { DATABASE_URL: scratch.url }, drop: scratch.drop };
+          },
+        },
+      ]
+    : []),
+];
+
+describe.each(drainDatabases)('SIGTERM under keep-alive load on $name', ({ open }) => {
+  it('answers every request sent before the listener closes, refuses the rest on fresh connections, exits 0 and keeps every create', { timeout: 60_000 }, async () => {
+    const database = await open();
+    try {
+      const key = 'draining-key-0123456789';
+      const env = { ...database.env, PETSTORE_DRAIN_MS: String(DRAIN_MS), PETSTORE_API_KEYS: `${key}:enterprise:100000000:1000000000` };
+      const server = await startProcess(env);
+      const agent = new Agent({ keepAlive: true, maxSockets: 50 });
+      const auth = { authorization: `Bearer ${key}` };
+      const outcomes: Outcome[] = [];
+      let sequence = 0;
+      // 50 keep-alive clients; each stops once refused on a fresh connection (the listener is gone).
+      const clients = Array.from({ length: 50 }, async (_, client) => {
+        for (;;) {
+          const create = (sequence++ + client) % 2 === 0;
+          const outcome = await send({
+            url: server.url,
+            agent,
+            kind: create ? 'create' : 'list',
+            method: create ? 'POST' : 'GET',
+            path: create ? '/v1/pets' : '/v1/pets?limit=5',
+            headers: create ? { ...auth, 'content-type': 'application/json' } : auth,
+            ...(create ? { body: JSON.stringify({ name: `drain-${sequence}`, categoryId: 1 }) } : {}),
+            timeoutMs: 15_000,
+          });
+          outcomes.push(outcome);
+          if (outcome.status === 0) return;
+        }
+      });
+      // Every client has reused its socket a few times before the signal.
+      for (const until = Date.now() + 15_000; outcomes.length < 250 && Date.now() < until; ) await sleep(50);
+      expect(outcomes.filter((o) => o.reusedSocket).length).toBeGreaterThan(150);
+      const signalledAt = Date.now();
+      server.child.kill('SIGTERM');
+      const [code] = await once(server.child, 'exit');
+      const took = Date.now() - signalledAt;
+      await Promise.all(clients);
+      agent.destroy();
+
+      const reset = outcomes.filter((o) => o.status === 0 && o.reusedSocket);
+      expect(reset.map((o) => `${o.kind} ${o.error} ${o.sentAt - signalledAt} ms after SIGTERM`)).toEqual([]);
+      const refused = outcomes.filter((o) => o.status === 0);
+      expect(refused.length).toBe(50);
+      for (const o of refused) expect(['ECONNREFUSED', 'ECONNRESET']).toContain(o.error);
+      const answered = outcomes.filter((o) => o.status !== 0);
+      expect(answered.filter((o) => o.status !== (o.kind === 'create' ? 201 : 200))).toEqual([]);
+      expect(answered.filter((o) => o.endedAt > signalledAt).length).toBeGreaterThan(0);
+      expect(code).toBe(0);
+      expect(took).toBeLessThan(EXIT_BOUND_MS);
+      expect(server.stdout()).not.toContain('request failed');
+
+      const created = answered.filter((o) => o.kind === 'create').map((o) => JSON.parse(o.body).id as number);
+      const again = await startProcess(env);
+      const stored = await allPetIds(again.url, key);
+      expect(await again.stop()).toBe(0);
+      expect(created.length).toBeGreaterThan(0);
+      expect(created.filter((id) => !stored.has(id))).toEqual([]);
+      console.info(`drain: ${answered.length} answered (${answered.filter((o) => o.endedAt > signalledAt).length} after SIGTERM), ${refused.length} refused on fresh connections, exit after ${took} ms, ${created.length} creates kept`);
+    } finally {
+      await database.drop();
+    }
   });
 });

@@ -63,6 +63,12 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<OpenD
     pool.on('error', () => {
       // An idle client lost its connection; the pool replaces it and the next query reports any outage.
     });
+    pool.on('connect', (client) => {
+      // A checked-out client between queries has no listener of the pool's: without one of its own, a server
+      // restart (57P01) would be an unhandled 'error' event and end the process. The client is marked unusable,
+      // its next query fails (503) and the pool discards it on release.
+      client.on('error', () => {});
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', pool, isUnavailable: isDatabaseUnavailable, close: () => db.destroy() };
   }

@@ -1,13 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { testDatabases } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenApiDocument } from './openapi/openapi-document.js';
 import { expectError, startRestServer, type RestServer } from './testing/rest-server.js';
 
-const swaggerUiDist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const redocBundles = new URL('bundles/', new URL(import.meta.resolve('redoc/package.json')));
 const servers = { production: 'https://api.example.com/v1', staging: 'https://staging.example.com/v1' };
 const document = JSON.parse(JSON.stringify(createOpenApiDocument({ servers })));
 
@@ -53,47 +51,53 @@ describe.each(testDatabases)('the OpenAPI document and the docs on $name', (data
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.headers.get('x-ratelimit-limit')).toBeNull();
     const html = await page.text();
-    expect(html).toContain('<div id="swagger-ui"></div>');
+    expect(html).toContain('<div id="redoc"></div>');
     const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
-    expect(references.sort()).toEqual(['docs.js', 'favicon-32x32.png', 'swagger-ui-bundle.js', 'swagger-ui.css']);
+    expect(references.sort()).toEqual(['data:,', 'docs.js', 'redoc.standalone.js']);
   });
 
   it('sends a Content-Security-Policy that allows only its own scripts and the documented servers', async () => {
     const policy = (await fetch(`${api.base}/docs/`)).headers.get('content-security-policy') ?? '';
     expect(policy).toContain("script-src 'self'");
     expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain("img-src 'self' data:;");
     expect(policy).toContain("connect-src 'self' https://api.example.com https://staging.example.com");
   });
 
-  it.each([
-    ['swagger-ui.css', 'text/css; charset=utf-8'],
-    ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
-    ['favicon-32x32.png', 'image/png'],
-  ])('serves the swagger-ui-dist asset %s as %s', async (file, type) => {
-    const response = await fetch(`${api.base}/docs/${file}`);
+  it('serves Redoc\'s standalone bundle from this package, with its one remote address (a logo) made local', async () => {
+    const response = await fetch(`${api.base}/docs/redoc.standalone.js`);
     expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toBe(type);
+    expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(response.headers.get('x-ratelimit-limit')).toBeNull();
-    expect(Buffer.from(await response.arrayBuffer()).equals(await readFile(join(swaggerUiDist, file)))).toBe(true);
+    const served = await response.text();
+    const original = await readFile(new URL('redoc.standalone.js', redocBundles), 'utf8');
+    expect(original).toContain('https://cdn.redoc.ly/');
+    expect(served).not.toContain('https://cdn.redoc.ly/');
+    const logo = /data:image\/gif;base64,[A-Za-z0-9+/=]+/.exec(served)?.[0] ?? 'no data: logo';
+    expect(served === original.replaceAll('https://cdn.redoc.ly/redoc/logo-mini.svg', logo), 'the bundle, changed only in its logo').toBe(true);
+    const license = await fetch(`${api.base}/docs/redoc.standalone.js.LICENSE.txt`);
+    expect(license.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await license.text()).toBe(await readFile(new URL('redoc.standalone.js.LICENSE.txt', redocBundles), 'utf8'));
   });
 
   it('serves the page script, which loads the document by a relative URL', async () => {
     const response = await fetch(`${api.base}/docs/docs.js`);
     expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     const script = await response.text();
-    expect(script).toContain("new URL('../openapi.json', document.baseURI)");
+    expect(script).toContain("Redoc.init(\n  new URL('../openapi.json', document.baseURI).href");
     expect(script).not.toMatch(/https?:\/\//);
   });
 
   it('answers HEAD on the docs without a body', async () => {
-    const head = await fetch(`${api.base}/docs/swagger-ui.css`, { method: 'HEAD' });
+    const head = await fetch(`${api.base}/docs/redoc.standalone.js`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(Number(head.headers.get('content-length'))).toBeGreaterThan(1000);
     expect(await head.text()).toBe('');
   });
 
   it('answers 404 for an asset it does not serve and 405 for another method', async () => {
-    await expectError(await fetch(`${api.base}/docs/oauth2-redirect.html`), 404, 'not_found');
+    await expectError(await fetch(`${api.base}/docs/swagger-ui-bundle.js`), 404, 'not_found');
+    await expectError(await fetch(`${api.base}/docs/REDOC-LICENSE.txt`), 404, 'not_found');
     await expectError(await fetch(`${api.base}/docs/..%2F..%2Fpackage.json`), 404, 'not_found');
     const post = await fetch(`${api.base}/openapi.json`, { method: 'POST' });
     await expectError(post, 405, 'method_not_allowed');

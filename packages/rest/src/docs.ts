@@ -1,17 +1,19 @@
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import type { Endpoint } from './endpoint.js';
 import type { OpenApiDocumentCache } from './openapi/openapi-endpoint.js';
 import type { RouteDefinition } from './router.js';
 import { sendResource } from '@petstore/http';
 
+/** Redoc's standalone bundle, copied into dist/docs-assets at build time (scripts/copy-docs-assets.mjs). */
+const ASSETS_DIR = new URL('../dist/docs-assets/', import.meta.url);
 const ASSETS: Readonly<Record<string, string>> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
+  'redoc.standalone.js': 'text/javascript; charset=utf-8',
+  'redoc.standalone.js.LICENSE.txt': 'text/plain; charset=utf-8',
 };
 const ASSET_CACHE = 'public, max-age=86400';
+/** The one remote address in the bundle: the attribution logo. Served as an empty image instead, so the page phones nowhere. */
+const REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+const EMPTY_IMAGE = 'data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==';
 
 const PAGE = Buffer.from(`<!DOCTYPE html>
 <html lang="en">
@@ -19,28 +21,22 @@ const PAGE = Buffer.from(`<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Pet Store API</title>
-<link rel="stylesheet" href="swagger-ui.css">
-<link rel="icon" type="image/png" href="favicon-32x32.png" sizes="32x32">
-<style>body { margin: 0; background: #fafafa; }</style>
+<link rel="icon" href="data:,">
+<style>body { margin: 0; }</style>
 </head>
 <body>
-<div id="swagger-ui"></div>
-<script src="swagger-ui-bundle.js"></script>
+<div id="redoc"></div>
+<script src="redoc.standalone.js"></script>
 <script src="docs.js"></script>
 </body>
 </html>
 `);
 
-const INIT = Buffer.from(`window.addEventListener('load', function () {
-  window.ui = SwaggerUIBundle({
-    url: new URL('../openapi.json', document.baseURI).href,
-    dom_id: '#swagger-ui',
-    deepLinking: true,
-    validatorUrl: null,
-    presets: [SwaggerUIBundle.presets.apis],
-    layout: 'BaseLayout',
-  });
-});
+const INIT = Buffer.from(`Redoc.init(
+  new URL('../openapi.json', document.baseURI).href,
+  { expandResponses: '200,201', hideDownloadButton: false, requiredPropsFirst: true, sortPropsAlphabetically: false },
+  document.getElementById('redoc'),
+);
 `);
 
 function contentSecurityPolicy(connect: readonly string[]): string {
@@ -50,6 +46,7 @@ function contentSecurityPolicy(connect: readonly string[]): string {
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
     "font-src 'self' data:",
+    "worker-src 'self' blob:",
     `connect-src ${["'self'", ...connect].join(' ')}`,
     "base-uri 'none'",
     "form-action 'none'",
@@ -57,22 +54,19 @@ function contentSecurityPolicy(connect: readonly string[]): string {
   ].join('; ');
 }
 
-function assetEndpoint(directory: () => string, file: string, contentType: string): Endpoint {
+function assetEndpoint(file: string, contentType: string): Endpoint {
   let body: Buffer | undefined;
   return async (_req, res) => {
-    body ??= await readFile(join(directory(), file));
+    body ??= Buffer.from((await readFile(new URL(file, ASSETS_DIR), 'utf8')).replaceAll(REMOTE_LOGO, EMPTY_IMAGE));
     sendResource(res, contentType, body, { 'cache-control': ASSET_CACHE });
   };
 }
 
 /**
- * The routes of the human docs (`/docs/` and swagger-ui-dist's assets, served from this package), relative to the base path.
+ * The routes of the human docs (`/docs/`, rendered by Redoc from this package's own files), relative to the base path.
  * @example createRouter([...operationRoutes, ...docsRoutes(cache)])
  */
 export function docsRoutes(document: OpenApiDocumentCache): RouteDefinition<Endpoint>[] {
-  let distDir: string | undefined;
-  const swaggerUiDist = () =>
-    (distDir ??= dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json')));
   const page: Endpoint = (req, res) =>
     sendResource(res, 'text/html; charset=utf-8', PAGE, {
       'cache-control': 'no-cache',
@@ -92,7 +86,7 @@ export function docsRoutes(document: OpenApiDocumentCache): RouteDefinition<Endp
     ...Object.entries(ASSETS).map(([file, type]) => ({
       method: 'GET',
       path: `/docs/${file}`,
-      endpoint: assetEndpoint(swaggerUiDist, file, type),
+      endpoint: assetEndpoint(file, type),
     })),
   ];
 }

@@ -20,6 +20,7 @@ export const databaseUrl = process.env.DATABASE_URL || undefined;
 async function createScratchDatabase(baseUrl: string) {
   const name = `petstore_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });
+  admin.on('error', () => {}); // a server restart must fail the query, not end the test process
   await admin.connect();
   try {
     await admin.query(`create database ${name}`);
@@ -30,6 +31,7 @@ async function createScratchDatabase(baseUrl: string) {
   url.pathname = `/${name}`;
   const drop = async () => {
     const client = new pg.Client({ connectionString: baseUrl });
+    client.on('error', () => {});
     await client.connect();
     try {
       await client.query(`drop database if exists ${name} with (force)`);

@@ -1,0 +1,105 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PetStoreError } from '@petstore/core';
+import type { Logger } from 'pino';
+
+/** What {@link createOverloadGuard} is built from. */
+export interface OverloadOptions {
+  /** Requests served at once; one more is refused at once. 0: no limit. */
+  maxConcurrent: number;
+  /** Event-loop lag (ms) above which requests are refused until it falls again. 0: never. */
+  shedLagMs: number;
+  /** How often the lag is sampled, in ms. Default 50. The lag compared is smoothed: (2 × previous + sample) / 3. */
+  sampleEveryMs?: number;
+  /**
+   * Told when shedding starts (one warn line) and when a second passes without shedding (one line with the count
+   * refused), since refused requests skip the request log.
+   */
+  logger?: Pick<Logger, 'warn'>;
+}
+
+const SHED_BODY = JSON.stringify(new PetStoreError('unavailable').toBody());
+
+const isHealthCheck = (url = '') => /^\/(healthz|livez)(\?|$)/.test(url);
+
+/**
+ * Load shedding in front of the handler: past `maxConcurrent` requests in flight, or while the event loop lags more
+ * than `shedLagMs`, a request gets an immediate 503 `unavailable` with `Retry-After: 1`, so the requests admitted
+ * keep their latency. Health checks are never shed.
+ * @example const guard = createOverloadGuard({ maxConcurrent: 64, shedLagMs: 0 }); if (guard.admit(req, res)) serve(req, res)
+ */
+export function createOverloadGuard(options: OverloadOptions) {
+  const { maxConcurrent, shedLagMs, sampleEveryMs = 50, logger } = options;
+  let inFlight = 0;
+  let shed = 0;
+  let episode: { since: number; shedBefore: number; seen: number; timer: NodeJS.Timeout } | undefined;
+  const watchEpisode = (reason: 'requests in flight' | 'event-loop lag') => {
+    if (!logger || episode) return;
+    logger.warn({ reason, maxConcurrent, shedLagMs, lagMs: Math.round(lagMs) }, 'overloaded: refusing requests with 503');
+    const timer = setInterval(() => {
+      if (!episode || shed !== episode.seen) {
+        if (episode) episode.seen = shed;
+        return;
+      }
+      clearInterval(episode.timer);
+      logger.warn({ refused: shed - episode.shedBefore, overloadedForMs: Date.now() - episode.since }, 'no longer overloaded');
+      episode = undefined;
+    }, 1_000).unref();
+    episode = { since: Date.now(), shedBefore: shed - 1, seen: shed, timer };
+  };
+  let lagMs = 0;
+  let sampler: NodeJS.Timeout | undefined;
+  if (shedLagMs > 0) {
+    let expected = performance.now() + sampleEveryMs;
+    sampler = setInterval(() => {
+      const now = performance.now();
+      // Smoothed, so one slow tick does not shed and a stall keeps shedding for a few samples after it.
+      lagMs = (2 * lagMs + Math.max(0, now - expected)) / 3;
+      expected = now + sampleEveryMs;
+    }, sampleEveryMs).unref();
+  }
+  const release = () => {
+    inFlight -= 1;
+  };
+
+  return {
+    /** Counts the request in, or answers it 503 and returns `false`. */
+    admit(req: IncomingMessage, res: ServerResponse): boolean {
+      if (isHealthCheck(req.url)) return true;
+      const tooMany = maxConcurrent > 0 && inFlight >= maxConcurrent;
+      if (tooMany || (shedLagMs > 0 && lagMs > shedLagMs)) {
+        shed += 1;
+        watchEpisode(tooMany ? 'requests in flight' : 'event-loop lag');
+        // The body is not read: drop it rather than keep the socket busy with it.
+        req.resume();
+        res.writeHead(503, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(SHED_BODY),
+          'retry-after': '1',
+          'cache-control': 'no-store',
+        });
+        res.end(SHED_BODY);
+        return false;
+      }
+      inFlight += 1;
+      res.once('close', release);
+      return true;
+    },
+    /** Requests admitted and not yet done. */
+    get inFlight() {
+      return inFlight;
+    },
+    /** Requests refused so far. */
+    get shed() {
+      return shed;
+    },
+    /** The smoothed event-loop lag, in ms (0 when lag shedding is off). */
+    get lagMs() {
+      return lagMs;
+    },
+    /** Stops sampling the lag. */
+    close() {
+      if (sampler) clearInterval(sampler);
+      if (episode) clearInterval(episode.timer);
+    },
+  };
+}

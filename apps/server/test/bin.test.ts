@@ -1,0 +1,48 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { constants } from 'node:fs';
+import { access, copyFile, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const linkedBin = join(root, 'node_modules', '.bin', 'petstore');
+const launcher = fileURLToPath(new URL('../bin/petstore.js', import.meta.url));
+
+async function run(file: string, args: string[]) {
+  const child = spawn(file, args, { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const [code] = await once(child, 'exit');
+  return { code: code as number, stdout, stderr };
+}
+
+describe('the petstore bin as npm links it', () => {
+  it('is linked by npm install to the committed launcher, which is executable', async () => {
+    expect(await realpath(linkedBin)).toBe(await realpath(launcher));
+    await expect(access(linkedBin, constants.X_OK)).resolves.toBeUndefined();
+  });
+
+  it('runs `petstore --help` through node_modules/.bin as npx does', async () => {
+    const { code, stdout, stderr } = await run(linkedBin, ['--help']);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('Usage: petstore keys <command>');
+  });
+
+  it('says to build first when dist/cli.js is missing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'petstore-bin-'));
+    try {
+      const copy = join(dir, 'petstore.js');
+      await copyFile(launcher, copy);
+      const { code, stderr } = await run(process.execPath, [copy, '--help']);
+      expect(code).toBe(1);
+      expect(stderr).toContain('Run "npm run build" first');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,140 @@
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+
+/** One request of a load run and how it ended. */
+export interface Outcome {
+  kind: 'create' | 'list';
+  /** `Date.now()` when it was sent and when it ended. */
+  sentAt: number;
+  endedAt: number;
+  /** HTTP status, or 0 when no response came (see `error`). */
+  status: number;
+  body: string;
+  /** `ECONNRESET`, `ECONNREFUSED`, `timeout`, … when no response came. */
+  error?: string;
+  /** Whether the request went out on a kept-alive socket that had carried an earlier request. */
+  reusedSocket: boolean;
+  /** The response's headers, when one came. */
+  headers?: IncomingHttpHeaders;
+}
+
+/**
+ * Sends one request and settles with its outcome; never rejects. A request not answered within `timeoutMs` is
+ * abandoned with `error: 'timeout'`.
+ * @example const outcome = await send({ url, method: 'GET', path: '/healthz' })
+ */
+export function send(options: {
+  url: string;
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  agent?: Agent | false;
+  timeoutMs?: number;
+  kind?: Outcome['kind'];
+}): Promise<Outcome> {
+  const { hostname, port } = new URL(options.url);
+  const sentAt = Date.now();
+  return new Promise((resolve) => {
+    let settled = false;
+    let answerHeaders: IncomingHttpHeaders | undefined;
+    const done = (status: number, body: string, error?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ kind: options.kind ?? 'list', sentAt, endedAt: Date.now(), status, body, reusedSocket: req.reusedSocket, ...(answerHeaders ? { headers: answerHeaders } : {}), ...(error ? { error } : {}) });
+    };
+    const headers = { ...options.headers, ...(options.body ? { 'content-length': String(Buffer.byteLength(options.body)) } : {}) };
+    const req = request({ hostname, port, path: options.path, method: options.method, headers, agent: options.agent ?? false }, (res) => {
+      let text = '';
+      answerHeaders = res.headers;
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => done(res.statusCode ?? 0, text));
+      res.on('error', (error: NodeJS.ErrnoException) => done(0, text, error.code ?? error.message));
+    });
+    const timer = setTimeout(() => {
+      done(0, '', 'timeout');
+      req.destroy();
+    }, options.timeoutMs ?? 10_000);
+    req.on('error', (error: NodeJS.ErrnoException) => done(0, '', error.code ?? error.message));
+    req.end(options.body);
+  });
+}
+
+/** A running load: `outcomes` fills up as requests end. */
+export interface Load {
+  outcomes: Outcome[];
+  /** Stops sending and waits for the requests in flight. */
+  stop(): Promise<Outcome[]>;
+}
+
+/**
+ * Mixed load from `clients` concurrent keep-alive clients, each sending one request at a time: a create with
+ * probability `createShare`, otherwise a list. Traffic goes only to the given URL.
+ * @example const load = startLoad({ url, key, clients: 20 }); …; const outcomes = await load.stop()
+ */
+export function startLoad(options: {
+  url: string;
+  key: string;
+  clients: number;
+  createShare?: number;
+  timeoutMs?: number;
+  /** Pause after a response that is not 2xx, so a refused client does not spin. */
+  pauseAfterRefusalMs?: number;
+}): Load {
+  const agent = new Agent({ keepAlive: true, maxSockets: options.clients });
+  const outcomes: Outcome[] = [];
+  let running = true;
+  let sequence = 0;
+  const auth = { authorization: `Bearer ${options.key}` };
+  const client = async () => {
+    while (running) {
+      const create = Math.random() < (options.createShare ?? 0.5);
+      const outcome = await send(
+        create
+          ? {
+              url: options.url,
+              agent,
+              kind: 'create',
+              method: 'POST',
+              path: '/v1/pets',
+              headers: { ...auth, 'content-type': 'application/json' },
+              body: JSON.stringify({ name: `load-${process.pid}-${sequence++}`, categoryId: 1 }),
+              timeoutMs: options.timeoutMs ?? 10_000,
+            }
+          : { url: options.url, agent, kind: 'list', method: 'GET', path: '/v1/pets?limit=5', headers: auth, timeoutMs: options.timeoutMs ?? 10_000 },
+      );
+      outcomes.push(outcome);
+      if (outcome.status < 200 || outcome.status > 299) await new Promise((r) => setTimeout(r, options.pauseAfterRefusalMs ?? 20));
+    }
+  };
+  const clients = Array.from({ length: options.clients }, client);
+  return {
+    outcomes,
+    async stop() {
+      running = false;
+      await Promise.all(clients);
+      agent.destroy();
+      return outcomes;
+    },
+  };
+}
+
+/** Resolves after `ms` milliseconds. */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Every pet id the service lists, page by page (following `Link: rel="next"`).
+ * @example const ids = await allPetIds(server.url, key)
+ */
+export async function allPetIds(url: string, key: string): Promise<Set<number>> {
+  const ids = new Set<number>();
+  for (let path: string | undefined = '/v1/pets?limit=100'; path; ) {
+    const page = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    if (page.status !== 200) throw new Error(`listing pets answered ${page.status}: ${await page.text()}`);
+    for (const pet of (await page.json()) as { id: number }[]) ids.add(pet.id);
+    const next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
+    path = next ? new URL(next).pathname + new URL(next).search : undefined;
+  }
+  return ids;
+}
