@@ -45,6 +45,17 @@ describe.runIf(redisUrl)('a server on the redis limiter while Redis is away', ()
       if (process.env.PETSTORE_SHOW_SERVER_LOG) console.log(`first 2xx ${Math.round(performance.now() - back)} ms after Redis was back`, server.stdout());
       expect(server.child.exitCode).toBeNull();
       expect(server.stderr()).toBe('');
+      // The outage is two log lines naming Redis, not one per refused request, and never a database outage.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      const outageLines = server
+        .stdout()
+        .split('\n')
+        .filter((line) => /unavailable: answering 503|available again/.test(line))
+        .map((line) => JSON.parse(line) as { msg: string; dependency: string });
+      expect(outageLines.map((line) => [line.dependency, line.msg])).toEqual([
+        ['redis', 'redis unavailable: answering 503 until it returns'],
+        ['redis', 'redis available again'],
+      ]);
     } finally {
       await server.stop();
       await redis.stop();

@@ -47,6 +47,11 @@ export interface OpenPetStoreOptions extends DatabaseOptions {
 export interface OpenPetStore {
   store: PetStore;
   database: OpenDatabase;
+  /**
+   * Whether a dependency answers now: `database`, or `redis` with the redis store (its `PING`). For outage logs.
+   * @example if (!(await service.probe('redis'))) log('still down')
+   */
+  probe(dependency: string): Promise<boolean>;
   /** Closes the quota store, its Redis client and the database. */
   close(): Promise<void>;
 }
@@ -93,6 +98,10 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
     return {
       store,
       database,
+      async probe(dependency) {
+        if (dependency !== 'redis') return store.isHealthy();
+        return redis ? redis.ping().then(() => true, () => false) : false;
+      },
       async close() {
         await store.close().catch(() => {});
         await quota?.close?.();

@@ -1,6 +1,6 @@
 import { openTestRedis, redisUrl, refusal, startRedisServer } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createQuota, plans, type ApiKeyRecord, type Clock } from '../index.js';
+import { createQuota, plans, unavailableDependency, type ApiKeyRecord, type Clock } from '../index.js';
 
 const clock: Clock = { now: () => Date.parse('2026-11-21T12:00:00Z') };
 const freeKey = (id: number): ApiKeyRecord => ({
@@ -103,6 +103,7 @@ describe.skipIf(!redisUrl)('the quota while its Redis is away', () => {
         const error = await refusal(quota.consumeKey(freeKey(1)));
         expect(error.code).toBe('unavailable');
         expect(error.status).toBe(503);
+        expect(unavailableDependency(error)).toBe('redis');
         expect(performance.now() - started).toBeLessThan(500);
       }
       expect((await refusal(quota.consumeAddress('203.0.113.5'))).code).toBe('unavailable');
