@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { testDatabases } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOpenApiDocument } from './openapi/openapi-document.js';
+import { createOpenApiDocument } from './openapi/create-openapi-document.js';
 import { expectError, startRestServer, type RestServer } from './testing/rest-server.js';
 
 const redocBundles = new URL('bundles/', new URL(import.meta.resolve('redoc/package.json')));

@@ -1,3 +1,3 @@
 export { createRestHandler, type NodeHandler, type RestHandlerOptions } from './rest-handler.js';
-export { createOpenApiDocument } from './openapi/openapi-document.js';
-export { completeDocument, type CompleteDocumentOptions, type OpenApiServers } from './openapi/complete-document.js';
+export { createOpenApiDocument } from './openapi/create-openapi-document.js';
+export type { CompleteDocumentOptions, OpenApiDocument, OpenApiServers } from './openapi/document-types.js';

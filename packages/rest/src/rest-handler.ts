@@ -3,7 +3,7 @@ import { operations, PetStoreError, toPetStoreError, type OperationDefinition, t
 import { createEdge, discardBody, sendError, splitTarget, type Edge, type EdgeOptions, type RequestContext } from '@petstore/http';
 import { docsRoutes } from './docs.js';
 import type { Endpoint } from './endpoint.js';
-import { createOpenApiDocument } from './openapi/openapi-document.js';
+import { createOpenApiDocument } from './openapi/create-openapi-document.js';
 import { cacheOpenApiDocument, createOpenApiEndpoint } from './openapi/openapi-endpoint.js';
 import { createOperationEndpoint } from './operation-endpoint.js';
 import { createRouter, type RouteDefinition } from './router.js';

@@ -141,6 +141,7 @@ describe.each(testDatabases)('Idempotency-Key on createPet on $name', (database)
     }
     expect(await petsNamed(name)).toBe(0);
     const longest = await store.createPet({ name, categoryId: 1 }, { apiKey, idempotencyKey: '~'.repeat(255) });
+    expect(longest.data.name).toBe(name);
   });
 
   it('lists a bad body and a bad key in one 400', async () => {
@@ -155,6 +156,7 @@ describe.each(testDatabases)('Idempotency-Key on createPet on $name', (database)
     expect((await refusal(store.createPet({ name, categoryId: 0 }, { apiKey, idempotencyKey }))).status).toBe(400);
     expect(await entries(idempotencyKey)).toHaveLength(0);
     const fixed = await store.createPet({ name, categoryId: 1 }, { apiKey, idempotencyKey });
+    expect(fixed.data.name).toBe(name);
     expect(fixed.meta.replayed).toBeUndefined();
   });
 

@@ -4,19 +4,7 @@ import { z } from 'zod';
 import { byStatus, errorCodesOf, errorContent, errorDescription, errorSchema } from './error-responses.js';
 import type { Operation, Parameter, Schema } from './openapi-types.js';
 import { commonHeaders, deprecationHeaders, headerComponents, headerRefs, nextLinkHeader } from './headers.js';
-
-/** The base addresses listed in `servers`, each ending in `/v1`. */
-export interface OpenApiServers {
-  production: string;
-  staging?: string | undefined;
-}
-
-/** What {@link completeDocument} needs besides the generated document. */
-export interface CompleteDocumentOptions {
-  servers: OpenApiServers;
-  /** The operations the document describes, matched by path, method and operationId; the core's by default. */
-  operations?: readonly OperationDefinition[];
-}
+import type { CompleteDocumentOptions } from './document-types.js';
 
 const TAG_DESCRIPTIONS: Record<string, string> = { animals: 'The animals of the catalogue.' };
 
@@ -113,7 +101,7 @@ export function completeDocument(generated: OpenAPIObject, options: CompleteDocu
   const doc = structuredClone(generated);
   const definitions = options.operations ?? Object.values(operations);
   const production = trimSlash(options.servers.production);
-  doc.info = { title: 'Pet Store', version: '1.0.0', description: DESCRIPTION, license: { name: 'UNLICENSED' } };
+  doc.info = { title: 'Pet Store', version: '1.0.0', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } };
   doc.servers = [
     { url: production, description: 'Production' },
     ...(options.servers.staging ? [{ url: trimSlash(options.servers.staging), description: 'Staging' }] : []),

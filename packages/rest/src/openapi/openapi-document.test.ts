@@ -1,7 +1,7 @@
 import { operations, Pet, Pets, NewPet, PetStatus, GetPetInput } from '@petstore/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createOpenApiDocument } from './openapi-document.js';
+import { openApiObject as createOpenApiDocument } from './openapi-document.js';
 
 const servers = { production: 'https://api.petstore.dev/v1', staging: 'https://staging.petstore.dev/v1' };
 const document = createOpenApiDocument({ servers });

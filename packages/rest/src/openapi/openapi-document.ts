@@ -1,13 +1,13 @@
 import { appRouter } from '@petstore/trpc';
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
-import { completeDocument, type CompleteDocumentOptions } from './complete-document.js';
+import { completeDocument } from './complete-document.js';
+import type { CompleteDocumentOptions } from './document-types.js';
 
 /**
- * The OpenAPI 3.1 document of the service, generated from `appRouter` by trpc-to-openapi and completed to SPEC.
- * Builds a new document on every call; nothing is cached or mutated.
- * @example createOpenApiDocument({ servers: { production: 'https://api.petstore.dev/v1' } })
+ * The document with trpc-to-openapi's own types, for this package's code and tests.
+ * @example openApiObject({ servers: { production: 'https://api.petstore.dev/v1' } }).paths?.['/pets']?.get
  */
-export function createOpenApiDocument(options: CompleteDocumentOptions): OpenAPIObject {
+export function openApiObject(options: CompleteDocumentOptions): OpenAPIObject {
   // The router's meta is the structural twin of trpc-to-openapi's, kept apart so `AppRouter` never names its types.
   const generated = generateOpenApiDocument(appRouter as unknown as OpenApiRouter, {
     title: 'Pet Store',

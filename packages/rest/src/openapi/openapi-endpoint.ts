@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { JSON_CONTENT_TYPE, sendResource } from '@petstore/http';
 import type { Endpoint } from '../endpoint.js';
-import type { OpenApiServers } from './complete-document.js';
+import type { OpenApiServers } from './document-types.js';
 
 /** The OpenAPI document for a request, built and serialised on first use for each set of servers. */
 export interface OpenApiDocumentCache {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createOpenApiDocument } from './openapi-document.js';
+import { createOpenApiDocument } from './create-openapi-document.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const offline = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };

@@ -244,6 +244,8 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
       body: '{}',
     });
     expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET');
+    expect(response.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
     const body = (await response.json()) as { error: { data: { error: { code: string } } } };
     expect(body.error.data.error.code).toBe('method_not_allowed');
   });

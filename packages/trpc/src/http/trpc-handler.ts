@@ -163,6 +163,13 @@ export function createTrpcHandler(options: TrpcHandlerOptions): (req: IncomingMe
       const meta = await store.meter(ctx);
       throw new PetStoreError('not_found', `No procedure found on path "${target}".`, { meta });
     }
+    const single = calls.length === 1 ? calls[0]!.procedure : undefined;
+    if (single && METHOD_OF[single.type] !== method) {
+      const meta = await store.meter(ctx);
+      const message = `Unsupported ${method}-request to ${single.type} procedure at path "${target}".`;
+      refuse(req, res, ctx, new PetStoreError('method_not_allowed', message, { meta }), METHOD_OF[single.type]);
+      return;
+    }
     const readAll = inputReader(req, res, params);
     const read = batch
       ? async (index: number) => {
