@@ -30,5 +30,5 @@ export function createRedisCounters(client: RedisLike, keyPrefix = DEFAULT_REDIS
     points: COUNTER_CEILING,
     duration: 60,
   });
-  return countersOn(limiter, { clearExpired: async () => 0, close: async () => {} });
+  return countersOn(limiter, { clearExpired: async () => 0, close: async () => {} }, 'redis');
 }
