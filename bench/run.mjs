@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { startLoadGenerator } from './lib/drive.mjs';
 import { describeMachine, describeRevision } from './lib/machine.mjs';
 import { createPool } from './lib/pool.mjs';
-import { cpuMicros, machineBusyMicros } from './lib/proc-stats.mjs';
+import { cpuMicros, machineBusyMicros, rssBytes } from './lib/proc-stats.mjs';
 import { writeReports } from './lib/report.mjs';
 import { defineScenarios, SCENARIO_IDS } from './lib/scenarios.mjs';
 import { createScratchDatabase, isLocal, postgresVersion, seedEmbedded, seedPostgres } from './lib/seed.mjs';
@@ -20,6 +20,8 @@ const SMALL = 10_000;
 const BIG = 1_000_000;
 const STARTUP_TARGET_MS = 3_000;
 const RSS_TARGET_MB = 250;
+// The soak: mixed load on the embedded default, RSS sampled every 5 s; its growth from the first sample to the last.
+const SOAK_GROWTH_TARGET_MB = 30;
 
 const { values: args } = parseArgs({
   options: {
@@ -289,6 +291,35 @@ try {
   const runnable = (s) => !s.skip;
 
   const soakSeconds = settings.mode === 'quick' ? 10 : 30;
+  let soakRow;
+  /** 60 s (quick: 15 s) of lists and creates in turns of 5 s at 50 connections, with RSS read after each turn. */
+  async function soak(service, listRequest) {
+    const createRequest = {
+      path: '/v1/pets',
+      method: 'POST',
+      headers: { ...listRequest.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Soak pet', categoryId: 3 }),
+    };
+    const turns = settings.mode === 'quick' ? 3 : 12;
+    const samples = [];
+    let completed = 0;
+    for (let i = 0; i < turns; i++) {
+      const run = await loadGenerator.drive(service, i % 2 ? createRequest : listRequest, { duration: 5, connections: 50, measureDatabase: false });
+      completed += run.completed;
+      samples.push(rssBytes(service.pid) / 2 ** 20);
+    }
+    const growth = samples.at(-1) - samples[0];
+    log(`soak: RSS ${samples.map((mb) => mb.toFixed(0)).join(' → ')} MB over ${turns * 5} s, ${completed} requests`);
+    return {
+      id: 'soak',
+      title: `RSS growth over a ${turns * 5} s soak of lists and creates (embedded DB, 50 connections), sampled every 5 s`,
+      kind: 'memory',
+      target: { op: '<=', value: SOAK_GROWTH_TARGET_MB, unit: ' MB' },
+      measured: growth,
+      status: growth <= SOAK_GROWTH_TARGET_MB ? 'met' : 'missed',
+      note: `RSS after each 5 s turn (MB): ${samples.map((mb) => mb.toFixed(1)).join(', ')}; ${completed} requests in all.`,
+    };
+  }
   const rssRow = {
     id: 'peak-rss',
     title: `Peak RSS of the service, embedded DB, after the first scenario and ${soakSeconds} s at 200 connections`,
@@ -314,6 +345,7 @@ try {
           const service = await pool.get(scenario.b.spec);
           await loadGenerator.drive(service, scenario.request, { duration: soakSeconds, connections: 200, measureDatabase: false });
           const peak = service.peakRss() / 2 ** 20;
+          soakRow = await soak(service, scenario.request);
           Object.assign(rssRow, {
             measured: peak,
             status: peak <= RSS_TARGET_MB ? 'met' : 'missed',
@@ -335,6 +367,7 @@ try {
     await pool.stopExcept(needed);
   }
 
+  if (soakRow) results.push(soakRow);
   const startupMs = median(startup.runs);
   if (wanted('startup')) results.push({
     id: 'startup',

@@ -167,11 +167,12 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   async function count(context: CallContext, meta: ResponseMeta, operationId?: OperationId): Promise<ApiKeyRecord | undefined> {
     const token = context.apiKey;
     const address = context.clientAddress ?? 'unknown';
-    if (token === undefined) {
+    const countAddress = async () => {
       meta.rateLimit = await quota.consumeAddress(address).catch((error: unknown) => refused(error, undefined, operationId));
       onRequestCounted?.({ key: undefined, operationId });
       return undefined;
-    }
+    };
+    if (token === undefined) return countAddress();
     const [key, addressCheck] = await Promise.all([
       authenticator.verify(token),
       quota.checkAddress(address).then(
@@ -179,11 +180,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
         (error: unknown) => error,
       ),
     ]);
-    if (!key) {
-      meta.rateLimit = await quota.consumeAddress(address).catch((error: unknown) => refused(error, undefined, operationId));
-      onRequestCounted?.({ key: undefined, operationId });
-      return undefined;
-    }
+    if (!key) return countAddress();
     meta.keyId = key.id;
     const windows = quota.consumeKey(key);
     if (addressCheck !== undefined) {
