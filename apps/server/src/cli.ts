@@ -1,11 +1,21 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { operations, PLAN_NAMES, type ApiKeyRecord, type DeprecatedUsage, type OperationId, type PlanName } from '@petstore/core';
+import {
+  MAX_GRACE_MS,
+  operations,
+  PLAN_NAMES,
+  systemClock,
+  type ApiKeyRecord,
+  type DeprecatedUsage,
+  type OperationId,
+  type PlanName,
+} from '@petstore/core';
 import { readFile, writeFile } from 'node:fs/promises';
 import { openDatabase, openPetStore, restoreDataDir } from '@petstore/embed';
 import { connectAdminChannel, type KeyAdmin } from './admin-channel.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
+import { parseDuration, parseInstant } from './duration.js';
 
 const HELP = `Usage: petstore keys <command> [options]
        petstore backup FILE | petstore restore FILE
@@ -18,8 +28,14 @@ Commands:
   create --plan PLAN [--label TEXT]        Create a key and print it (shown only this once).
                                            PLAN: ${PLAN_NAMES.join(', ')}.
          [--per-minute N --per-day N]      Limits of an enterprise key.
+         [--expires-in DURATION]           The key stops working after this long (30d, 12h, 1d12h; s m h d w),
+         [--expires-at TIME]               or at this time (2027-01-01T00:00:00Z, or 2027-01-01 for 00:00 UTC).
+  roll ID [--grace DURATION]               Replace a key: print a new key with the same label, plan, limits and
+                                           expiry (shown only this once); the old key keeps working for the
+                                           grace period (default 24h; 0 stops it at once).
+          [--expires-in D | --expires-at T] Give the new key another expiry.
   list [--json]                            List keys: id, label, plan, limits, created, last used, revoked,
-                                           and their calls of deprecated operations.
+                                           expires, replaced by, and their calls of deprecated operations.
   deprecated [--json]                      Keys that still call deprecated operations: how often, when last,
                                            and when each operation is removed.
   revoke ID                                Revoke a key (effective within one second on every instance).
@@ -48,7 +64,31 @@ function keyId(value: string | undefined): number {
   return Number(value);
 }
 
-const date = (d: Date | null | undefined) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '-');
+const DEFAULT_GRACE = '24h';
+
+function isoSeconds(d: Date) {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const date = (d: Date | null | undefined) => (d ? isoSeconds(d) : '-');
+
+/** The expiry asked for with --expires-in or --expires-at (null: none asked), refused unless it lies ahead. */
+function expiryOption(values: { 'expires-in'?: string | undefined; 'expires-at'?: string | undefined }, now: number) {
+  const { 'expires-in': expiresIn, 'expires-at': expiresAt } = values;
+  if (expiresIn !== undefined && expiresAt !== undefined) throw new UsageError('Give --expires-in or --expires-at, not both.');
+  if (expiresIn !== undefined) {
+    const ms = parseDuration(expiresIn);
+    if (!ms) throw new UsageError(`--expires-in must be a duration above 0 such as 30d, 12h or 1d12h, not "${expiresIn}".`);
+    return new Date(now + ms);
+  }
+  if (expiresAt !== undefined) {
+    const at = parseInstant(expiresAt);
+    if (!at) throw new UsageError(`--expires-at must be a time with its zone such as 2027-01-01T00:00:00Z, or a date, not "${expiresAt}".`);
+    if (at.getTime() <= now) throw new UsageError(`--expires-at must lie ahead; ${isoSeconds(at)} has passed.`);
+    return at;
+  }
+  return null;
+}
 
 function row(record: ApiKeyRecord, usage: readonly DeprecatedUsage[]) {
   const own = usage.filter((u) => u.keyId === record.id);
@@ -62,6 +102,8 @@ function row(record: ApiKeyRecord, usage: readonly DeprecatedUsage[]) {
     created: date(record.createdAt),
     'last used': date(record.lastUsedAt),
     revoked: date(record.revokedAt),
+    expires: date(record.expiresAt),
+    'replaced by': record.replacedBy ? String(record.replacedBy) : '-',
     'deprecated calls': String(own.reduce((sum, u) => sum + u.calls, 0)),
     'last deprecated call': date(last),
   };
@@ -100,6 +142,9 @@ async function run(argv: string[]): Promise<number> {
       'per-minute': { type: 'string' },
       'per-day': { type: 'string' },
       json: { type: 'boolean' },
+      'expires-in': { type: 'string' },
+      'expires-at': { type: 'string' },
+      grace: { type: 'string' },
     },
   });
   const [group, command, ...rest] = positionals;
@@ -110,6 +155,13 @@ async function run(argv: string[]): Promise<number> {
   const config = loadConfig(process.env);
   if (group === 'backup' || group === 'restore') return group === 'backup' ? backup(config, command) : restore(config, command);
   if (group !== 'keys' || !command) throw new UsageError(`Unknown command "${positionals.join(' ')}".`);
+  // Options are checked before the database opens, so a mistake is reported at once.
+  const expiresAt = command === 'create' || command === 'roll' ? expiryOption(values, systemClock.now()) : null;
+  const grace = values.grace ?? DEFAULT_GRACE;
+  const graceMs = parseDuration(grace);
+  if (command === 'roll' && (graceMs === undefined || graceMs > MAX_GRACE_MS)) {
+    throw new UsageError(`--grace must be a duration from 0 to 365d such as 24h or 7d, not "${grace}".`);
+  }
 
   const { keys, close } = await openKeys(config);
   try {
@@ -124,9 +176,30 @@ async function run(argv: string[]): Promise<number> {
         const limits = hasLimits
           ? { perMinute: positiveInteger('per-minute', values['per-minute']), perDay: positiveInteger('per-day', values['per-day']) }
           : undefined;
-        const { key, record } = await keys.create({ plan: plan as PlanName, label: values.label ?? null, ...(limits ? { limits } : {}) });
-        process.stderr.write(`Created key ${record.id} (${record.plan}). Store it now: it is not shown again.\n`);
+        const { key, record } = await keys.create({
+          plan: plan as PlanName,
+          label: values.label ?? null,
+          expiresAt,
+          ...(limits ? { limits } : {}),
+        });
+        const until = expiresAt ? `, until ${isoSeconds(expiresAt)}` : '';
+        process.stderr.write(`Created key ${record.id} (${record.plan}${until}). Store it now: it is not shown again.\n`);
         process.stdout.write(`${key}\n`);
+        return 0;
+      }
+      case 'roll': {
+        const id = keyId(rest[0]);
+        const rolled = await keys.roll(id, { graceMs: graceMs!, ...(expiresAt ? { expiresAt } : {}) });
+        if (rolled === 'not_found') throw new UsageError(`No key with ID ${id}.`);
+        if (rolled === 'revoked') throw new UsageError(`Key ${id} is revoked; create a new key instead.`);
+        if (rolled === 'expired') throw new UsageError(`Key ${id} has expired; create a new key instead.`);
+        if (rolled === 'already_rolled') throw new UsageError(`Key ${id} was already rolled; roll its replacement instead.`);
+        const { record, previous } = rolled;
+        process.stderr.write(
+          `Rolled key ${id} into key ${record.id} (${record.plan}${record.expiresAt ? `, until ${isoSeconds(record.expiresAt)}` : ''}). ` +
+            `Key ${id} works until ${isoSeconds(previous.expiresAt!)}. Store the new key now: it is not shown again.\n`,
+        );
+        process.stdout.write(`${rolled.key}\n`);
         return 0;
       }
       case 'list': {

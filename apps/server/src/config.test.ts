@@ -92,6 +92,41 @@ describe('the configuration', () => {
     expect(problemsOf({ PETSTORE_RATE_LIMIT_STORE: 'postgres' })).toContain('postgres needs DATABASE_URL');
   });
 
+  it('uses the redis limiter at REDIS_URL, on either database', () => {
+    for (const url of ['redis://127.0.0.1:6379', 'rediss://:secret@cache.example.com:6380/2']) {
+      expect(loadConfig({ PETSTORE_RATE_LIMIT_STORE: 'redis', REDIS_URL: url })).toMatchObject({
+        rateLimitStore: 'redis',
+        redisUrl: url,
+        redisKeyPrefix: 'petstore',
+      });
+    }
+    const shared = loadConfig({
+      DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db',
+      PETSTORE_RATE_LIMIT_STORE: 'redis',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      PETSTORE_REDIS_KEY_PREFIX: 'staging',
+    });
+    expect(shared).toMatchObject({ rateLimitStore: 'redis', redisKeyPrefix: 'staging' });
+  });
+
+  it('refuses the redis limiter without REDIS_URL, naming the variable', () => {
+    expect(problemsOf({ PETSTORE_RATE_LIMIT_STORE: 'redis' })).toMatch(/REDIS_URL: .*needs REDIS_URL/);
+    expect(problemsOf({ PETSTORE_RATE_LIMIT_STORE: 'redis', REDIS_URL: '' })).toContain('REDIS_URL:');
+  });
+
+  it('refuses a REDIS_URL that is not redis:// or rediss://, and a bad key prefix', () => {
+    for (const url of ['http://127.0.0.1:6379', '127.0.0.1:6379', 'valkey://x']) {
+      expect(problemsOf({ PETSTORE_RATE_LIMIT_STORE: 'redis', REDIS_URL: url })).toContain(
+        'REDIS_URL: must be a redis:// or rediss:// URL',
+      );
+    }
+    expect(problemsOf({ PETSTORE_REDIS_KEY_PREFIX: 'a b' })).toContain('PETSTORE_REDIS_KEY_PREFIX:');
+  });
+
+  it('keeps the default limiter when REDIS_URL is set without the redis store', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' })).toMatchObject({ rateLimitStore: 'memory', redisUrl: undefined });
+  });
+
   it('parses host redirects with 301 by default and 308 on request', () => {
     const config = loadConfig({ PETSTORE_REDIRECTS: 'Old.Example.com=api.example.com, pets.example.org=api.example.com:8443@308' });
     expect(config.redirects).toEqual([

@@ -104,7 +104,18 @@ const Environment = z.object({
       .default('./.petstore-data'),
   ),
   PETSTORE_API_KEYS: z.preprocess(unsetIfEmpty, z.string().transform(parseApiKeys).default([])),
-  PETSTORE_RATE_LIMIT_STORE: z.preprocess(unsetIfEmpty, z.enum(['memory', 'postgres']).optional()),
+  PETSTORE_RATE_LIMIT_STORE: z.preprocess(unsetIfEmpty, z.enum(['memory', 'postgres', 'redis']).optional()),
+  REDIS_URL: z.preprocess(
+    unsetIfEmpty,
+    z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }).optional(),
+  ),
+  PETSTORE_REDIS_KEY_PREFIX: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1 to 64 letters, digits, "_", "." or "-"')
+      .default('petstore'),
+  ),
   PETSTORE_PUBLIC_URL: z.preprocess(unsetIfEmpty, baseUrl.optional()),
   PETSTORE_STAGING_URL: z.preprocess(unsetIfEmpty, baseUrl.optional()),
   PETSTORE_TRUST_PROXY: z.preprocess(unsetIfEmpty, z.string().transform(parseTrustProxy).default(false)),
@@ -130,6 +141,9 @@ function toConfig(env: z.output<typeof Environment>) {
   if (env.PETSTORE_RATE_LIMIT_STORE === 'postgres' && !env.DATABASE_URL) {
     throw new ConfigError(['PETSTORE_RATE_LIMIT_STORE: postgres needs DATABASE_URL (the embedded database uses memory)']);
   }
+  if (env.PETSTORE_RATE_LIMIT_STORE === 'redis' && !env.REDIS_URL) {
+    throw new ConfigError(['REDIS_URL: PETSTORE_RATE_LIMIT_STORE=redis needs REDIS_URL (redis://host:6379)']);
+  }
   if (env.PETSTORE_METRICS_PORT !== undefined && env.PETSTORE_METRICS_PORT !== 0 && env.PETSTORE_METRICS_PORT === env.PORT) {
     throw new ConfigError(['PETSTORE_METRICS_PORT: must differ from PORT; the API port never serves metrics']);
   }
@@ -141,6 +155,9 @@ function toConfig(env: z.output<typeof Environment>) {
     dataDirIsFolder: env.PETSTORE_DATA_DIR !== 'memory://' && !env.DATABASE_URL,
     apiKeys: env.PETSTORE_API_KEYS,
     rateLimitStore: env.PETSTORE_RATE_LIMIT_STORE ?? (env.DATABASE_URL ? 'postgres' : 'memory'),
+    /** Read only with the redis store. */
+    redisUrl: env.PETSTORE_RATE_LIMIT_STORE === 'redis' ? env.REDIS_URL : undefined,
+    redisKeyPrefix: env.PETSTORE_REDIS_KEY_PREFIX,
     /** Configured production base address; unset: each request's own address (`http://HOST:PORT/v1` locally). */
     publicUrl: env.PETSTORE_PUBLIC_URL,
     stagingUrl: env.PETSTORE_STAGING_URL,

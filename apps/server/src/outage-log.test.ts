@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { PetStoreError } from '@petstore/core';
+import { DependencyUnavailableError, PetStoreError } from '@petstore/core';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOutageLog } from './outage-log.js';
@@ -43,6 +43,34 @@ describe('the outage log', () => {
     expect(down).toMatchObject({ level: 50, msg: 'database unavailable: answering 503 until it returns', dependency: 'database', cause: { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:5433' } });
     expect(up).toMatchObject({ level: 40, msg: 'database available again', dependency: 'database', refused: 1_000, downForMs: 10_500 });
     expect(JSON.stringify(logs.lines)).not.toContain('stack');
+    outage.close();
+  });
+
+  it('keeps a Redis outage apart from the database: its own two lines, probed as redis', async () => {
+    const logs = captureLogs();
+    const up = { database: true, redis: false };
+    const probed: string[] = [];
+    const outage = createOutageLog({
+      logger: logs.logger,
+      probe: async (dependency) => (probed.push(dependency), up[dependency as keyof typeof up]),
+      probeEveryMs: 500,
+    });
+    const redisDown = () =>
+      new PetStoreError('unavailable', undefined, {
+        cause: new DependencyUnavailableError('redis', new Error('Redis connection is not ready')),
+      });
+    for (let i = 0; i < 100; i++) {
+      expect(outage.failed(redisDown())).toBe(true);
+      await vi.advanceTimersByTimeAsync(50);
+    }
+    expect(outage.down).toBe(true);
+    up.redis = true;
+    await vi.advanceTimersByTimeAsync(500);
+    await vi.waitFor(() => expect(outage.down).toBe(false));
+    expect(new Set(probed)).toEqual(new Set(['redis']));
+    expect(logs.lines).toHaveLength(2);
+    expect(logs.lines[0]).toMatchObject({ level: 50, msg: 'redis unavailable: answering 503 until it returns', dependency: 'redis', cause: { message: 'Redis connection is not ready' } });
+    expect(logs.lines[1]).toMatchObject({ level: 40, msg: 'redis available again', dependency: 'redis', refused: 100 });
     outage.close();
   });
 

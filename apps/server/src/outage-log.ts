@@ -1,12 +1,15 @@
-import type { PetStoreError } from '@petstore/core';
+import { unavailableDependency, type PetStoreError } from '@petstore/core';
 import type { Logger } from 'pino';
 
 /** What {@link createOutageLog} is built from. */
 export interface OutageLogOptions {
   logger: Pick<Logger, 'error' | 'warn'>;
-  /** Answers whether the database answers now (the pet store's `isHealthy`); asked only during an outage. */
-  probe: () => Promise<boolean>;
-  /** How often the probe runs while the database is down, in ms. Default 500. */
+  /**
+   * Answers whether a dependency (`database`, or `redis` with the Redis limiter) answers now; asked only during its
+   * outage.
+   */
+  probe: (dependency: string) => Promise<boolean>;
+  /** How often the probe runs while a dependency is down, in ms. Default 500. */
   probeEveryMs?: number;
   /** The wall clock in ms; tests move it. */
   now?: () => number;
@@ -22,32 +25,34 @@ function summary(error: unknown): { code?: string; message: string } {
 }
 
 /**
- * Turns a database outage into two log lines instead of one per refused request: one (error) when the first
- * request is refused with 503 `unavailable`, one (warn) when the database answers again, with the number of
- * requests refused in between and how long it lasted. Neither line carries a stack.
- * @example const outage = createOutageLog({ logger, probe: () => store.isHealthy() }); if (!outage.failed(error)) logFault(error)
+ * Turns an outage of the database (or of Redis, with its limiter) into two log lines instead of one per refused
+ * request: one (error) when the first request is refused with 503 `unavailable`, one (warn) when it answers again,
+ * with the number of requests refused in between and how long it lasted. Neither line carries a stack.
+ * @example const outage = createOutageLog({ logger, probe: (dependency) => service.probe(dependency) }); if (!outage.failed(error)) logFault(error)
  */
 export function createOutageLog(options: OutageLogOptions) {
   const { logger, probe, probeEveryMs = 500, now = Date.now } = options;
-  let outage: { since: number; refused: number } | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  // One outage per dependency: a Redis outage is logged, counted and probed apart from a database one.
+  const outages = new Map<string, { since: number; refused: number; timer?: NodeJS.Timeout | undefined }>();
   let closed = false;
 
-  const check = () => {
-    timer = undefined;
-    probe().then(
+  const check = (dependency: string) => {
+    const outage = outages.get(dependency);
+    if (outage) outage.timer = undefined;
+    probe(dependency).then(
       (up) => {
-        if (!outage || closed) return;
-        if (!up) return schedule();
-        const { since, refused } = outage;
-        outage = undefined;
-        logger.warn({ dependency: 'database', downForMs: now() - since, refused }, 'database available again');
+        const current = outages.get(dependency);
+        if (!current || closed) return;
+        if (!up) return schedule(dependency);
+        outages.delete(dependency);
+        logger.warn({ dependency, downForMs: now() - current.since, refused: current.refused }, `${dependency} available again`);
       },
-      () => schedule(),
+      () => schedule(dependency),
     );
   };
-  const schedule = () => {
-    if (!closed && outage && !timer) timer = setTimeout(check, probeEveryMs).unref();
+  const schedule = (dependency: string) => {
+    const outage = outages.get(dependency);
+    if (!closed && outage && !outage.timer) outage.timer = setTimeout(() => check(dependency), probeEveryMs).unref();
   };
 
   return {
@@ -57,23 +62,25 @@ export function createOutageLog(options: OutageLogOptions) {
      */
     failed(error: PetStoreError): boolean {
       if (error.code !== 'unavailable') return false;
+      const dependency = unavailableDependency(error);
+      const outage = outages.get(dependency);
       if (outage) {
         outage.refused += 1;
         return true;
       }
-      outage = { since: now(), refused: 1 };
-      logger.error({ dependency: 'database', cause: summary(error) }, 'database unavailable: answering 503 until it returns');
-      schedule();
+      outages.set(dependency, { since: now(), refused: 1 });
+      logger.error({ dependency, cause: summary(error) }, `${dependency} unavailable: answering 503 until it returns`);
+      schedule(dependency);
       return true;
     },
     /** Whether an outage is in progress. */
     get down(): boolean {
-      return outage !== undefined;
+      return outages.size > 0;
     },
     /** Stops probing. */
     close() {
       closed = true;
-      if (timer) clearTimeout(timer);
+      for (const outage of outages.values()) if (outage.timer) clearTimeout(outage.timer);
     },
   };
 }

@@ -62,6 +62,8 @@ export async function startServer(
       dataDir: config.dataDir,
       apiKeys: config.apiKeys,
       rateLimitStore: config.rateLimitStore,
+      redisUrl: config.redisUrl,
+      redisKeyPrefix: config.redisKeyPrefix,
       quota: config.quota,
       onRequestCounted: observability.onRequestCounted,
       ...(options.clock ? { clock: options.clock } : {}),
@@ -76,7 +78,7 @@ export async function startServer(
   }
   if (service.database.pool) observability.watchPool(service.database.pool);
   // An outage is two log lines (down, back with the count refused), not one line with a stack per 503.
-  const outage = createOutageLog({ logger, probe: () => service.store.isHealthy() });
+  const outage = createOutageLog({ logger, probe: (dependency) => service.probe(dependency) });
   const handler = createHttpHandler(service.store, {
     publicUrl: config.publicUrl,
     stagingUrl: config.stagingUrl,

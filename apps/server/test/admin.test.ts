@@ -61,6 +61,24 @@ describe('the key tool and backups while the service runs on the embedded databa
     expect((await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${other}` } })).status).toBe(401);
   });
 
+  it('rolls and makes expiring keys through the running service; the new and the old key both work at once', async () => {
+    const old = (await runCli(['keys', 'create', '--plan', 'free', '--label', 'to roll', '--expires-at', '2030-01-01'], env())).stdout.trim();
+    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[];
+    const before = listed.find((row) => row.label === 'to roll')!;
+    expect(before.expires).toBe('2030-01-01T00:00:00Z');
+    const rolled = await runCli(['keys', 'roll', before.id!, '--grace', '1h'], env());
+    expect(rolled.code, rolled.stderr).toBe(0);
+    const fresh = rolled.stdout.trim();
+    expect(fresh).toMatch(KEY_FORMAT);
+    for (const token of [old, fresh]) {
+      expect((await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    }
+    const after = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[];
+    const replacement = after.find((row) => row.id === after.find((r) => r.id === before.id)!['replaced by'])!;
+    expect(replacement).toMatchObject({ label: 'to roll', plan: 'free', expires: '2030-01-01T00:00:00Z' });
+    expect(Math.abs(Date.parse(after.find((r) => r.id === before.id)!.expires!) - (Date.now() + 3_600_000))).toBeLessThan(60_000);
+  });
+
   it('reports the keys that still call deprecated operations, from the running service', async () => {
     const created = await api('/v1/pets', { method: 'POST', body: JSON.stringify({ name: 'Old', categoryId: 1 }) });
     const { id } = (await created.json()) as { id: number };

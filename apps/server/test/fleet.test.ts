@@ -5,7 +5,8 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { databaseUrl, scratchPostgres } from '@petstore/testing';
+import { randomBytes } from 'node:crypto';
+import { databaseUrl, openTestRedis, redisUrl, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startProcess, type ServerProcess } from './helpers.js';
 
@@ -69,8 +70,11 @@ function haproxyConfig(port: number, backends: number[]) {
   ].join('\n');
 }
 
-describe.runIf(databaseUrl && haproxy)('a fleet of three instances behind HAProxy, on one PostgreSQL', () => {
+// With REDIS_URL (always in CI) the fleet keeps its quota counters in Redis, as a fleet that outgrew its database's
+// write rate would; without it, in PostgreSQL.
+describe.runIf(databaseUrl && haproxy)(`a fleet of three instances behind HAProxy, on one PostgreSQL${redisUrl ? ' and one Redis' : ''}`, () => {
   let db: Awaited<ReturnType<typeof scratchPostgres>>;
+  let counters: Awaited<ReturnType<typeof openTestRedis>> | undefined;
   let dir: string;
   let instances: ServerProcess[];
   let balancer: ChildProcess;
@@ -80,7 +84,11 @@ describe.runIf(databaseUrl && haproxy)('a fleet of three instances behind HAProx
   beforeAll(async () => {
     db = await scratchPostgres();
     dir = await mkdtemp(join(tmpdir(), 'petstore-fleet-'));
-    const settings = { ...env(), PETSTORE_TRUST_PROXY: 'true', PETSTORE_PUBLIC_URL: PUBLIC_URL };
+    counters = redisUrl ? await openTestRedis(`petstore_fleet_${randomBytes(6).toString('hex')}`) : undefined;
+    const limiter: Record<string, string> = counters
+      ? { PETSTORE_RATE_LIMIT_STORE: 'redis', REDIS_URL: redisUrl!, PETSTORE_REDIS_KEY_PREFIX: counters.keyPrefix }
+      : {};
+    const settings = { ...env(), ...limiter, PETSTORE_TRUST_PROXY: 'true', PETSTORE_PUBLIC_URL: PUBLIC_URL };
     instances = [await startProcess(settings)];
     instances.push(...(await Promise.all([startProcess(settings), startProcess(settings)])));
     port = await freePort();
@@ -98,6 +106,7 @@ describe.runIf(databaseUrl && haproxy)('a fleet of three instances behind HAProx
     if (balancer?.exitCode === null) await once(balancer, 'exit');
     await Promise.all((instances ?? []).map((instance) => instance.stop()));
     await db?.drop();
+    await counters?.close();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -116,6 +125,7 @@ describe.runIf(databaseUrl && haproxy)('a fleet of three instances behind HAProx
     );
     expect(statuses.filter((status) => status === 200)).toHaveLength(60);
     expect(statuses.filter((status) => status === 429)).toHaveLength(15);
+    if (counters) expect(await counters.client.keys(`${counters.keyPrefix}:m:*`)).not.toHaveLength(0);
   });
 
   it('replays an Idempotency-Key on every instance', async () => {

@@ -1,12 +1,25 @@
-import { databaseUrl, scratchPostgres } from '@petstore/testing';
+import { randomBytes } from 'node:crypto';
+import { databaseUrl, openTestRedis, redisUrl, scratchPostgres } from '@petstore/testing';
 import { describe, expect, it } from 'vitest';
 import { startProcess } from './helpers.js';
 
-describe.runIf(databaseUrl)('the shared postgres limiter across two server processes', () => {
+const limiters = [
+  { name: 'postgres', redis: false },
+  ...(redisUrl ? [{ name: 'redis', redis: true }] : []),
+];
+
+describe.runIf(databaseUrl).each(limiters)('the shared $name limiter across two server processes', ({ redis }) => {
   it('gives exactly 60 successes to 75 concurrent requests on a fresh free key spread over both', async () => {
     const db = await scratchPostgres();
+    const counters = redis ? await openTestRedis(`petstore_test_${randomBytes(6).toString('hex')}`) : undefined;
     const key = 'two-process-free-key-0123';
-    const env = { DATABASE_URL: db.url, PETSTORE_API_KEYS: `${key}:free` };
+    const env = {
+      DATABASE_URL: db.url,
+      PETSTORE_API_KEYS: `${key}:free`,
+      ...(counters
+        ? { PETSTORE_RATE_LIMIT_STORE: 'redis', REDIS_URL: redisUrl!, PETSTORE_REDIS_KEY_PREFIX: counters.keyPrefix }
+        : {}),
+    };
     const first = await startProcess(env);
     const second = await startProcess(env);
     try {
@@ -24,8 +37,10 @@ describe.runIf(databaseUrl)('the shared postgres limiter across two server proce
       const refused = statuses.filter(([s]) => s === 429);
       expect(refused).toHaveLength(15);
       for (const [, retryAfter] of refused) expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+      if (counters) expect(await counters.client.keys(`${counters.keyPrefix}:m:*`)).toHaveLength(1);
     } finally {
       await Promise.all([first.stop(), second.stop()]);
+      await counters?.close();
       await db.drop();
     }
   });

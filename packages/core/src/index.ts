@@ -8,6 +8,7 @@ export type { ResponseMeta, RateLimitWindow } from './service/response-meta.js';
 export { unlimitedQuota, type Quota } from './service/quota.js';
 export { createQuota, type ClosableQuota, type QuotaOptions, type QuotaStore } from './quota/create-quota.js';
 export type { PostgresPoolLike } from './quota/postgres-counters.js';
+export { DEFAULT_REDIS_KEY_PREFIX, type RedisLike } from './quota/redis-counters.js';
 export { retryAfterSeconds } from './quota/windows.js';
 export {
   createPetStore,
@@ -19,7 +20,14 @@ export {
   type CountedRequest,
 } from './service/pet-store.js';
 export { generateApiKey, hashApiKey, isWellFormedApiKey } from './auth/api-key-format.js';
-export { createApiKeyStore, type ApiKeyStore, type ApiKeyRecord } from './auth/api-key-store.js';
+export {
+  createApiKeyStore,
+  MAX_GRACE_MS,
+  type ApiKeyStore,
+  type ApiKeyRecord,
+  type RolledApiKey,
+} from './auth/api-key-store.js';
+export { createAuthenticator, invalidApiKey, type Authenticator, type KeyVerdict } from './auth/authenticator.js';
 export { plans, PLAN_NAMES, type PlanName, type Limits } from './auth/plans.js';
 export { IdempotencyKey } from './idempotency/idempotency-key.js';
 export {

@@ -11,6 +11,8 @@ import {
   type QuotaOptions,
 } from '@petstore/core';
 import { openDatabase, type DatabaseOptions, type OpenDatabase } from './open-database.js';
+import { openRedis } from './open-redis.js';
+import type { Redis } from 'ioredis';
 
 /** A key made to exist at start-up (`PETSTORE_API_KEYS`), stored hashed. */
 export interface ConfiguredApiKey {
@@ -27,20 +29,30 @@ export interface OpenPetStoreOptions extends DatabaseOptions {
   apiKeys?: readonly ConfiguredApiKey[];
   /**
    * Where quota counters live: `memory` (one process; the default on the embedded database), `postgres` (shared
-   * by every instance on one database; the default with `databaseUrl`), or `none` to count nothing.
+   * by every instance on one database; the default with `databaseUrl`), `redis` (shared by every instance on the
+   * Redis at `redisUrl`), or `none` to count nothing.
    */
-  rateLimitStore?: 'memory' | 'postgres' | 'none';
+  rateLimitStore?: 'memory' | 'postgres' | 'redis' | 'none';
+  /** `redis://…` or `rediss://…`: the Redis (or Valkey) server of the `redis` store. */
+  redisUrl?: string | undefined;
+  /** Prefix of the counters' Redis keys, for deployments that share one Redis. Default `petstore`. */
+  redisKeyPrefix?: string | undefined;
   /** Ban threshold and duration, per-address limit. */
   quota?: QuotaOptions;
   /** Told of every counted request (for logs and metrics). */
   onRequestCounted?: PetStoreOptions['onRequestCounted'];
 }
 
-/** An open pet store with its database. */
+/** An open pet store with its database (and its Redis client, with the `redis` store). */
 export interface OpenPetStore {
   store: PetStore;
   database: OpenDatabase;
-  /** Closes the quota store and the database. */
+  /**
+   * Whether a dependency answers now: `database`, or `redis` with the redis store (its `PING`). For outage logs.
+   * @example if (!(await service.probe('redis'))) log('still down')
+   */
+  probe(dependency: string): Promise<boolean>;
+  /** Closes the quota store, its Redis client and the database. */
   close(): Promise<void>;
 }
 
@@ -49,7 +61,11 @@ export interface OpenPetStore {
  * @example const { store, close } = await openPetStore({ dataDir: 'memory://' })
  */
 export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<OpenPetStore> {
+  if (options.rateLimitStore === 'redis' && !options.redisUrl) {
+    throw new Error('The redis rate-limit store needs a Redis server (REDIS_URL).');
+  }
   const database = await openDatabase(options);
+  let redis: Redis | undefined;
   try {
     await migrateToLatest(database.db);
     const clock = options.clock ?? systemClock;
@@ -57,12 +73,18 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
     if (storeKind === 'postgres' && !database.pool) {
       throw new Error('The postgres rate-limit store needs PostgreSQL (DATABASE_URL); the embedded database uses "memory".');
     }
+    redis = storeKind === 'redis' ? await openRedis(options.redisUrl!) : undefined;
     const quota =
       storeKind === 'none'
         ? undefined
         : storeKind === 'postgres'
           ? createQuota({ clock, store: 'postgres', pool: database.pool! }, options.quota)
-          : createQuota({ clock, store: 'memory' }, options.quota);
+          : redis
+            ? createQuota(
+                { clock, store: 'redis', client: redis, ...(options.redisKeyPrefix ? { keyPrefix: options.redisKeyPrefix } : {}) },
+                options.quota,
+              )
+            : createQuota({ clock, store: 'memory' }, options.quota);
     const store = createPetStore({
       db: database.db,
       isUnavailable: database.isUnavailable,
@@ -76,13 +98,19 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
     return {
       store,
       database,
+      async probe(dependency) {
+        if (dependency !== 'redis') return store.isHealthy();
+        return redis ? redis.ping().then(() => true, () => false) : false;
+      },
       async close() {
         await store.close().catch(() => {});
         await quota?.close?.();
+        redis?.disconnect();
         await database.close();
       },
     };
   } catch (error) {
+    redis?.disconnect();
     await database.close().catch(() => {});
     throw error;
   }

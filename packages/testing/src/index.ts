@@ -1,6 +1,9 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { migrateToLatest, PetStoreError } from '@petstore/core';
-import { openDatabase, type OpenDatabase } from '@petstore/embed';
+import { openDatabase, openRedis, type OpenDatabase } from '@petstore/embed';
 import pg from 'pg';
 import { expect } from 'vitest';
 
@@ -114,4 +117,86 @@ export async function refusal(promise: Promise<unknown>): Promise<PetStoreError>
   );
   expect(error).toBeInstanceOf(PetStoreError);
   return error as PetStoreError;
+}
+
+/** The Redis server tests use, if any (`REDIS_URL`). In CI it is always set. */
+export const redisUrl = process.env.REDIS_URL || undefined;
+
+/**
+ * A client on the test Redis and a key prefix no other test uses; `close` deletes the prefix's keys and disconnects.
+ * Pass the prefix of another to share its counters, as a second instance would.
+ * @example const { client, keyPrefix, close } = await openTestRedis(); createQuota({ store: 'redis', client, keyPrefix })
+ */
+export async function openTestRedis(keyPrefix = `petstore_test_${randomBytes(6).toString('hex')}`, url = redisUrl) {
+  if (!url) throw new Error('REDIS_URL is not set');
+  const client = await openRedis(url);
+  return {
+    client,
+    keyPrefix,
+    async close() {
+      let cursor = '0';
+      do {
+        const [next, keys] = await client.scan(cursor, 'MATCH', `${keyPrefix}:*`, 'COUNT', 1000);
+        if (keys.length) await client.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+      client.disconnect();
+    },
+  };
+}
+
+async function freePort() {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/**
+ * A redis-server process of the test's own, on a free loopback port, that the test may stop and start again (an
+ * outage); it keeps nothing on disk; `extraArgs` go to redis-server. Needs `redis-server` on the PATH, as CI installs it.
+ * @example const redis = await startRedisServer(); await redis.stop(); await redis.start(); await redis.stop()
+ */
+export async function startRedisServer(extraArgs: string[] = []) {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  async function start() {
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs];
+    const started = spawn('redis-server', args, {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    started.stdout!.setEncoding('utf8');
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${out}`)), 10_000);
+      started.stdout!.on('data', (chunk: string) => {
+        out += chunk;
+        if (/ready to accept connections/i.test(out)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      started.once('error', reject);
+      started.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${out}`)));
+    });
+    started.stdout!.resume();
+    child = started;
+    // A test that times out must not leave its server behind.
+    process.once('exit', () => started.kill('SIGKILL'));
+  }
+  async function stop() {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    running.kill('SIGKILL');
+    await once(running, 'exit');
+  }
+  /** Freezes the server (SIGSTOP): connections stay open and nothing answers, as when Redis hangs. */
+  const pause = () => void child?.kill('SIGSTOP');
+  const resume = () => void child?.kill('SIGCONT');
+  await start();
+  return { url: `redis://127.0.0.1:${port}`, start, stop, pause, resume };
 }

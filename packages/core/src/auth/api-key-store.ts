@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { systemClock, type Clock } from '../clock.js';
 import type { Database } from '../storage/database.js';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 import { PLAN_NAMES, plans, type Limits, type PlanName } from './plans.js';
@@ -13,12 +14,40 @@ export interface ApiKeyRecord {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** When the key stops working: its own expiry, or the end of a rotation's grace period. Null or absent: never. */
+  expiresAt?: Date | null;
+  /** The id of the key that replaced this one in a rotation; null or absent: none. */
+  replacedBy?: number | null;
 }
+
+/** What {@link ApiKeyStore.roll} answers: the new key (shown only this once) and the old key as it is now. */
+export interface RolledApiKey {
+  key: string;
+  record: ApiKeyRecord;
+  previous: ApiKeyRecord;
+}
+
+/** Longest rotation grace period: a year. */
+export const MAX_GRACE_MS = 365 * 86_400_000;
 
 /** Creates, lists, limits and revokes keys; keys are stored as SHA-256 hashes only. */
 export interface ApiKeyStore {
-  /** Makes a new key; the returned `key` is the only time the secret is seen. */
-  create(options: { plan: PlanName; label?: string | null; limits?: Limits }): Promise<{ key: string; record: ApiKeyRecord }>;
+  /** Makes a new key; the returned `key` is the only time the secret is seen. `expiresAt` must lie ahead. */
+  create(options: {
+    plan: PlanName;
+    label?: string | null;
+    limits?: Limits;
+    expiresAt?: Date | null;
+  }): Promise<{ key: string; record: ApiKeyRecord }>;
+  /**
+   * Rotates a key: a new key with its label, plan, limits and expiry (or `expiresAt`), while the old one keeps
+   * working for `graceMs` more (never past its own expiry), then stops as if expired.
+   * @example const rolled = await keys.roll(7, { graceMs: 86_400_000 }); if (typeof rolled !== 'string') print(rolled.key)
+   */
+  roll(
+    id: number,
+    options: { graceMs: number; expiresAt?: Date | null },
+  ): Promise<RolledApiKey | 'not_found' | 'revoked' | 'expired' | 'already_rolled'>;
   /** Makes a configured key exist with this plan (and limits, for enterprise); a revoked key stays revoked. */
   ensure(key: string, options: { plan: PlanName; limits?: Limits; label?: string }): Promise<ApiKeyRecord>;
   list(): Promise<ApiKeyRecord[]>;
@@ -30,7 +59,7 @@ export interface ApiKeyStore {
   findByHash(hash: string): Promise<(ApiKeyRecord & { hash: string }) | undefined>;
   /** Records that a key was used. */
   touch(id: number, at: Date): Promise<void>;
-  /** How many keys exist that are not revoked. */
+  /** How many keys exist that are neither revoked nor expired. */
   countActive(): Promise<number>;
 }
 
@@ -44,6 +73,8 @@ type Row = {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  expires_at: Date | null;
+  replaced_by: number | string | null;
 };
 
 function toRecord(row: Row): ApiKeyRecord & { hash: string } {
@@ -61,6 +92,8 @@ function toRecord(row: Row): ApiKeyRecord & { hash: string } {
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
+    expiresAt: row.expires_at,
+    replacedBy: row.replaced_by === null ? null : Number(row.replaced_by),
   };
 }
 
@@ -79,19 +112,38 @@ function assertLimits(limits: Limits) {
 }
 
 /**
- * The api_keys table.
- * @example const { key } = await createApiKeyStore(db).create({ plan: 'free', label: 'ci' })
+ * The api_keys table. The clock decides what "now" is for expiry and rotation.
+ * @example const { key } = await createApiKeyStore(db, { clock }).create({ plan: 'free', label: 'ci' })
  */
-export function createApiKeyStore(db: Kysely<Database>): ApiKeyStore {
-  const select = () =>
-    db
-      .selectFrom('api_keys')
-      .select(['id', 'key_hash', 'label', 'plan', 'per_minute', 'per_day', 'created_at', 'last_used_at', 'revoked_at']);
+export function createApiKeyStore(db: Kysely<Database>, options: { clock?: Clock } = {}): ApiKeyStore {
+  const clock = options.clock ?? systemClock;
+  const COLUMNS = [
+    'id',
+    'key_hash',
+    'label',
+    'plan',
+    'per_minute',
+    'per_day',
+    'created_at',
+    'last_used_at',
+    'revoked_at',
+    'expires_at',
+    'replaced_by',
+  ] as const;
+  const select = () => db.selectFrom('api_keys').select(COLUMNS);
+
+  function assertAhead(expiresAt: Date | null | undefined) {
+    if (expiresAt == null) return;
+    if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= clock.now()) {
+      throw new RangeError(`expiresAt must be a time ahead, not ${expiresAt.toISOString?.() ?? expiresAt}.`);
+    }
+  }
 
   return {
-    async create({ plan, label = null, limits }) {
+    async create({ plan, label = null, limits, expiresAt = null }) {
       assertPlan(plan);
       if (limits) assertLimits(limits);
+      assertAhead(expiresAt);
       const key = generateApiKey();
       const row = await db
         .insertInto('api_keys')
@@ -101,10 +153,49 @@ export function createApiKeyStore(db: Kysely<Database>): ApiKeyStore {
           plan,
           per_minute: plan === 'enterprise' ? (limits?.perMinute ?? null) : null,
           per_day: plan === 'enterprise' ? (limits?.perDay ?? null) : null,
+          expires_at: expiresAt,
         })
-        .returningAll()
+        .returning(COLUMNS)
         .executeTakeFirstOrThrow();
       return { key, record: toRecord(row) };
+    },
+    async roll(id, { graceMs, expiresAt }) {
+      if (!Number.isSafeInteger(graceMs) || graceMs < 0 || graceMs > MAX_GRACE_MS) {
+        throw new RangeError(`graceMs must be a whole number from 0 to ${MAX_GRACE_MS}, not ${graceMs}.`);
+      }
+      assertAhead(expiresAt);
+      return db.transaction().execute(async (trx) => {
+        const now = clock.now();
+        const old = await trx.selectFrom('api_keys').select(COLUMNS).where('id', '=', id).forUpdate().executeTakeFirst();
+        if (!old) return 'not_found';
+        if (old.revoked_at) return 'revoked';
+        if (old.expires_at && old.expires_at.getTime() <= now) return 'expired';
+        if (old.replaced_by !== null) return 'already_rolled';
+        const key = generateApiKey();
+        const row = await trx
+          .insertInto('api_keys')
+          .values({
+            key_hash: hashApiKey(key),
+            label: old.label,
+            plan: old.plan,
+            per_minute: old.per_minute,
+            per_day: old.per_day,
+            expires_at: expiresAt === undefined ? old.expires_at : expiresAt,
+          })
+          .returning(COLUMNS)
+          .executeTakeFirstOrThrow();
+        const graceEnd = new Date(now + graceMs);
+        const previous = await trx
+          .updateTable('api_keys')
+          .set({
+            expires_at: old.expires_at && old.expires_at < graceEnd ? old.expires_at : graceEnd,
+            replaced_by: Number(row.id),
+          })
+          .where('id', '=', id)
+          .returning(COLUMNS)
+          .executeTakeFirstOrThrow();
+        return { key, record: toRecord(row), previous: toRecord(previous) };
+      });
     },
     async ensure(key, { plan, limits, label = 'configured' }) {
       assertPlan(plan);
@@ -123,7 +214,7 @@ export function createApiKeyStore(db: Kysely<Database>): ApiKeyStore {
         .insertInto('api_keys')
         .values({ key_hash: hashApiKey(key), label, ...values })
         .onConflict((oc) => oc.column('key_hash').doUpdateSet(values))
-        .returningAll()
+        .returning(COLUMNS)
         .executeTakeFirstOrThrow();
       return toRecord(row);
     },
@@ -162,6 +253,7 @@ export function createApiKeyStore(db: Kysely<Database>): ApiKeyStore {
         .selectFrom('api_keys')
         .select((eb) => eb.fn.countAll<number | string>().as('n'))
         .where('revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date(clock.now()))]))
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },

@@ -1,17 +1,62 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import { PetStoreError } from '../errors/pet-store-error.js';
 import type { ApiKeyRecord, ApiKeyStore } from './api-key-store.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 
-/** Turns a bearer token into the key it names, or undefined for an unknown, revoked or malformed one. */
+/**
+ * What a token names now: a usable key, or why not. `expired` covers a key past its own expiry and a rotated key
+ * past its grace period (`replaced`).
+ * @example const verdict = await authenticator.explain(token); if (verdict.status === 'expired') notify(verdict.at)
+ */
+export type KeyVerdict =
+  | { status: 'valid'; key: ApiKeyRecord }
+  | { status: 'malformed' | 'unknown' | 'revoked' }
+  | { status: 'expired'; at: Date; replaced: boolean };
+
+/** Turns a bearer token into the key it names, or undefined for an unknown, revoked, expired or malformed one. */
 export interface Authenticator {
   verify(token: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * What `verify` answers for this token now, with the reason when it names no usable key. Shares `verify`'s
+   * cache, so explaining a refusal just after it costs no look-up.
+   * @example if (!(await authenticator.verify(token))) throw invalidApiKey(await authenticator.explain(token))
+   */
+  explain(token: string): Promise<KeyVerdict>;
 }
+
+/** A look-up's answer before the clock is applied: a key past its expiry is still `found`. */
+type Found = { status: 'found'; key: ApiKeyRecord } | { status: 'malformed' | 'unknown' | 'revoked' };
 
 interface CacheEntry {
   at: number;
-  record: Promise<ApiKeyRecord | undefined>;
-  settled?: ApiKeyRecord | undefined;
+  found: Promise<Found>;
+  settled?: Found;
+}
+
+function judge(found: Found, now: number): KeyVerdict {
+  if (found.status !== 'found') return found;
+  const { key } = found;
+  if (key.expiresAt && key.expiresAt.getTime() <= now) {
+    return { status: 'expired', at: key.expiresAt, replaced: key.replacedBy != null };
+  }
+  return { status: 'valid', key };
+}
+
+/**
+ * The 401 `invalid_api_key` for a token that names no usable key: the usual message, or one saying the key
+ * expired (and, for a rotated key, that its replacement is the key to use). Revoked and unknown keys read alike.
+ * @example throw invalidApiKey({ status: 'expired', at: new Date('2027-01-01T00:00:00Z'), replaced: false })
+ */
+export function invalidApiKey(verdict: KeyVerdict): PetStoreError {
+  if (verdict.status !== 'expired') return new PetStoreError('invalid_api_key');
+  const at = verdict.at.toISOString().replace(/\.000Z$/, 'Z');
+  return new PetStoreError(
+    'invalid_api_key',
+    verdict.replaced
+      ? `The API key expired at ${at}, when the grace period of its rotation ended; use the key that replaced it.`
+      : `The API key expired at ${at}.`,
+  );
 }
 
 const MAX_ENTRIES = 10_000;
@@ -27,12 +72,16 @@ export function createAuthenticator(options: { keys: ApiKeyStore; clock: Clock; 
   const cache = new Map<string, CacheEntry>();
   const touched = new Map<number, number>();
 
-  async function lookUp(token: string): Promise<ApiKeyRecord | undefined> {
-    if (!isWellFormedApiKey(token)) return undefined;
+  async function lookUp(token: string): Promise<Found> {
+    if (!isWellFormedApiKey(token)) return { status: 'malformed' };
     const hash = hashApiKey(token);
     const record = await keys.findByHash(hash);
-    if (!record || record.revokedAt) return undefined;
-    return timingSafeEqual(Buffer.from(record.hash, 'hex'), Buffer.from(hash, 'hex')) ? record : undefined;
+    if (!record || !timingSafeEqual(Buffer.from(record.hash, 'hex'), Buffer.from(hash, 'hex'))) {
+      return { status: 'unknown' };
+    }
+    if (record.revokedAt) return { status: 'revoked' };
+    const { hash: _hash, ...key } = record;
+    return { status: 'found', key };
   }
 
   function touch(record: ApiKeyRecord, now: number) {
@@ -41,22 +90,28 @@ export function createAuthenticator(options: { keys: ApiKeyStore; clock: Clock; 
     keys.touch(record.id, new Date(now)).catch(() => touched.delete(record.id));
   }
 
+  async function explain(token: string): Promise<KeyVerdict> {
+    const now = clock.now();
+    let entry = cache.get(token);
+    if (!entry || now - entry.at >= cacheMs) {
+      if (cache.size >= MAX_ENTRIES) cache.clear();
+      const fresh: CacheEntry = { at: now, found: lookUp(token) };
+      fresh.found.then(
+        (found) => (fresh.settled = found),
+        () => cache.get(token) === fresh && cache.delete(token),
+      );
+      cache.set(token, (entry = fresh));
+    }
+    return judge(entry.settled ?? (await entry.found), now);
+  }
+
   return {
     async verify(token) {
-      const now = clock.now();
-      let entry = cache.get(token);
-      if (!entry || now - entry.at >= cacheMs) {
-        if (cache.size >= MAX_ENTRIES) cache.clear();
-        const fresh: CacheEntry = { at: now, record: lookUp(token) };
-        fresh.record.then(
-          (record) => (fresh.settled = record),
-          () => cache.get(token) === fresh && cache.delete(token),
-        );
-        cache.set(token, (entry = fresh));
-      }
-      const record = entry.settled ?? (await entry.record);
-      if (record) touch(record, now);
-      return record;
+      const verdict = await explain(token);
+      if (verdict.status !== 'valid') return undefined;
+      touch(verdict.key, clock.now());
+      return verdict.key;
     },
+    explain,
   };
 }

@@ -1,4 +1,5 @@
 import { RateLimiterRes, type RateLimiterAbstract, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
+import { DependencyUnavailableError } from '../errors/dependency-unavailable.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
 
 /** Atomic counters with expiry; every instance on the same store shares them. */
@@ -18,22 +19,28 @@ export interface Counters {
 /** The limiter's own limit, never reached: the quota compares counts with each key's limits itself. */
 export const COUNTER_CEILING = 2_147_483_647;
 
-function storeFailure(error: unknown): never {
-  throw new PetStoreError('unavailable', undefined, { cause: error });
+/** A store failure as a 503; for a store other than the database, its cause names that store. */
+function failureOf(dependency: string | undefined) {
+  return (error: unknown): never => {
+    const cause = dependency ? new DependencyUnavailableError(dependency, error) : error;
+    throw new PetStoreError('unavailable', undefined, { cause });
+  };
 }
 
-// consume() settles with a RateLimiterRes either way (rejecting when over the limiter's points);
-// any other rejection is the store failing, which must never let a request through.
-function countOf(outcome: unknown): number {
-  if (outcome instanceof RateLimiterRes) return outcome.consumedPoints;
-  return storeFailure(outcome);
-}
-
-/** Counters on a rate-limiter-flexible limiter whose `points` is {@link COUNTER_CEILING} and key prefix empty. */
+/**
+ * Counters on a rate-limiter-flexible limiter whose `points` is {@link COUNTER_CEILING}; `dependency` names a store
+ * other than the database (`redis`) in the 503s its failures become.
+ */
 export function countersOn(
   limiter: RateLimiterAbstract | RateLimiterStoreAbstract,
   upkeep: Pick<Counters, 'clearExpired' | 'close'>,
+  dependency?: string,
 ): Counters {
+  const storeFailure = failureOf(dependency);
+  // consume() settles with a RateLimiterRes either way (rejecting when over the limiter's points);
+  // any other rejection is the store failing, which must never let a request through.
+  const countOf = (outcome: unknown): number =>
+    outcome instanceof RateLimiterRes ? outcome.consumedPoints : storeFailure(outcome);
   return {
     increment: (key, seconds, amount = 1) =>
       limiter.consume(key, amount, { customDuration: seconds }).then(countOf, countOf),

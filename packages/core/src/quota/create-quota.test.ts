@@ -1,4 +1,4 @@
-import { databaseUrl, refusal, testDatabases } from '@petstore/testing';
+import { databaseUrl, openTestRedis, redisUrl, refusal, testDatabases } from '@petstore/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createQuota,
@@ -15,7 +15,8 @@ import {
 
 type StoreConfig =
   | { store: 'memory' }
-  | { store: 'postgres'; pool: Extract<QuotaStore, { store: 'postgres' }>['pool'] };
+  | { store: 'postgres'; pool: Extract<QuotaStore, { store: 'postgres' }>['pool'] }
+  | { store: 'redis'; client: Extract<QuotaStore, { store: 'redis' }>['client']; keyPrefix: string };
 
 const stores: { name: string; open(): Promise<{ config: StoreConfig; close(): Promise<void> }> }[] = [
   { name: 'memory', open: async () => ({ config: { store: 'memory' }, close: async () => {} }) },
@@ -26,6 +27,17 @@ const stores: { name: string; open(): Promise<{ config: StoreConfig; close(): Pr
           async open() {
             const database = await testDatabases.find((d) => d.name === 'postgres')!.open();
             return { config: { store: 'postgres' as const, pool: database.pool! }, close: database.close };
+          },
+        },
+      ]
+    : []),
+  ...(redisUrl
+    ? [
+        {
+          name: 'redis',
+          async open() {
+            const { client, keyPrefix, close } = await openTestRedis();
+            return { config: { store: 'redis' as const, client, keyPrefix }, close };
           },
         },
       ]

@@ -9,6 +9,7 @@ import { coalesced } from './coalesced-counters.js';
 import type { Counters } from './counters.js';
 import { createMemoryCounters } from './memory-counters.js';
 import { createPostgresCounters, type PostgresPoolLike } from './postgres-counters.js';
+import { createRedisCounters, type RedisLike } from './redis-counters.js';
 import { bindingFirst, DAY_MS, MINUTE_MS, retryAfterSeconds, windowIndex, windowState } from './windows.js';
 
 /**
@@ -25,7 +26,8 @@ export interface QuotaOptions {
 }
 
 /**
- * Where the counters live: this process's memory, or a table every instance on the database shares.
+ * Where the counters live: this process's memory, a table every instance on the database shares, or a Redis server
+ * every instance shares.
  * @example const store: QuotaStore = { store: 'postgres', pool, clock: systemClock }
  */
 export type QuotaStore =
@@ -37,6 +39,14 @@ export type QuotaStore =
       clock?: Clock;
       /** Seconds between deletions of expired rows, at most a day. Default 300. */
       clearExpiredEverySeconds?: number;
+    }
+  | {
+      store: 'redis';
+      /** An ioredis client that fails fast while Redis is away (see `openRedis`); it stays the caller's to close. */
+      client: RedisLike;
+      clock?: Clock;
+      /** Prefix of the counters' Redis keys, to keep deployments that share one Redis apart. Default `petstore`. */
+      keyPrefix?: string;
     };
 
 /**
@@ -46,7 +56,7 @@ export type QuotaStore =
 export interface ClosableQuota extends Quota {
   /** Deletes expired counters now and answers how many (memory entries drop on their own: 0). */
   clearExpired(): Promise<number>;
-  /** Stops the cleanup timer; the pool is left open. */
+  /** Stops the cleanup timer; the pool or client is left open. */
   close(): Promise<void>;
 }
 
@@ -97,7 +107,9 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
             wholeNumber('clearExpiredEverySeconds', config.clearExpiredEverySeconds ?? 300, 86_400) * 1000,
           ),
         )
-      : createMemoryCounters();
+      : config.store === 'redis'
+        ? coalesced(createRedisCounters(config.client, config.keyPrefix))
+        : createMemoryCounters();
 
   async function consumeKey(key: ApiKeyRecord): Promise<RateLimitWindow[]> {
     const now = clock.now();

@@ -5,6 +5,7 @@ import {
   createQuota,
   migrateToLatest,
   plans,
+  unavailableDependency,
   type ApiKeyRecord,
   type Clock,
 } from '../index.js';
@@ -28,6 +29,7 @@ describe('the quota on a database it cannot use', () => {
       const error = await refusal(quota.consumeKey(freeKey(1)));
       expect(error.code).toBe('unavailable');
       expect(error.status).toBe(503);
+      expect(unavailableDependency(error)).toBe('database');
       expect(database.isUnavailable(error.cause)).toBe(true);
       expect((await refusal(quota.consumeAddress('203.0.113.5'))).code).toBe('unavailable');
     } finally {

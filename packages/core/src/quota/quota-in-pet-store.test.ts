@@ -1,4 +1,4 @@
-import { refusal, testDatabases } from '@petstore/testing';
+import { openTestRedis, redisUrl, refusal, testDatabases } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createPetStore,
@@ -8,7 +8,13 @@ import {
   type PetStore,
 } from '../index.js';
 
-describe.each(testDatabases)('quotas in the pet store on $name', (database) => {
+// Each database with its default store (memory on PGlite, the table on PostgreSQL), and the last one with Redis.
+const setups = [
+  ...testDatabases.map((database) => ({ name: database.name, database, redis: false })),
+  ...(redisUrl ? [{ name: `${testDatabases.at(-1)!.name} with redis`, database: testDatabases.at(-1)!, redis: true }] : []),
+];
+
+describe.each(setups)('quotas in the pet store on $name', ({ database, redis }) => {
   let close: () => Promise<void>;
   let quota: ClosableQuota;
   let store: PetStore;
@@ -17,12 +23,16 @@ describe.each(testDatabases)('quotas in the pet store on $name', (database) => {
 
   beforeAll(async () => {
     const opened = await database.open();
-    quota = opened.pool
-      ? createQuota({ store: 'postgres', pool: opened.pool, clock })
-      : createQuota({ store: 'memory', clock });
+    const counters = redis ? await openTestRedis() : undefined;
+    quota = counters
+      ? createQuota({ store: 'redis', client: counters.client, keyPrefix: counters.keyPrefix, clock })
+      : opened.pool
+        ? createQuota({ store: 'postgres', pool: opened.pool, clock })
+        : createQuota({ store: 'memory', clock });
     store = createPetStore({ db: opened.db, clock, quota });
     close = async () => {
       await quota.close();
+      await counters?.close();
       await opened.close();
     };
   });

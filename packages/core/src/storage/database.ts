@@ -24,6 +24,10 @@ export interface ApiKeysTable {
   created_at: Generated<Date>;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  /** When the key stops working; null: never. */
+  expires_at: Date | null;
+  /** The key that replaced this one in a rotation. */
+  replaced_by: Int8 | null;
 }
 
 export interface IdempotencyKeysTable {

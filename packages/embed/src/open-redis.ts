@@ -1,0 +1,51 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+/** How long start-up waits for Redis, and how long one command may take before its request answers 503. */
+const CONNECT_TIMEOUT_MS = 5_000;
+const COMMAND_TIMEOUT_MS = 2_000;
+
+// While Redis is away a request must fail at once (503), never wait in a queue or be sent twice (an increment
+// resent after a reconnect would count twice); the client keeps reconnecting on its own, at most a second apart.
+const FAIL_FAST: RedisOptions = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  autoResendUnfulfilledCommands: false,
+  connectTimeout: CONNECT_TIMEOUT_MS,
+  commandTimeout: COMMAND_TIMEOUT_MS,
+  retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+  lazyConnect: true,
+};
+
+/** `redis://user:***@host:port/db`: the URL without its password, for messages. */
+function redacted(url: string) {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'REDIS_URL';
+  }
+}
+
+/**
+ * Connects an ioredis client for the shared quota counters and waits until it is ready; throws when Redis cannot be
+ * reached. Connection errors later never end the process: requests answer 503 until the client reconnects.
+ * @example const redis = await openRedis('redis://127.0.0.1:6379'); … redis.disconnect()
+ */
+export async function openRedis(url: string): Promise<Redis> {
+  const client = new Redis(url, FAIL_FAST);
+  let lastError: Error | undefined;
+  client.on('error', (error: Error) => {
+    // Redis went away; commands fail (503) and the client reconnects by itself.
+    lastError = error;
+  });
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    // The connection's own error (refused, wrong password) says more than "Connection is closed".
+    const reason = lastError ?? (error as Error);
+    throw new Error(`Cannot reach Redis at ${redacted(url)}: ${reason.message}`, { cause: reason });
+  }
+  return client;
+}
