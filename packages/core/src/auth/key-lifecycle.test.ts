@@ -172,5 +172,8 @@ describe.each(testDatabases)('the lifecycle of API keys on $name', (database) =>
     const error = await refusal(store.listPets({ limit: 1 }, { apiKey: key }));
     expect(error.code).toBe('invalid_api_key');
     expect(error.status).toBe(401);
+    expect(error.message).toMatch(/^The API key expired at \d{4}-\d{2}-\d{2}T/);
+    const unknown = await refusal(store.listPets({ limit: 1 }, { apiKey: 'never-issued-key-0123456789' }));
+    expect(unknown.message).toBe('The API key is unknown, revoked or malformed.');
   });
 });

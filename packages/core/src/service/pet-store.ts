@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { createApiKeyStore, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store.js';
-import { createAuthenticator } from '../auth/authenticator.js';
+import { createAuthenticator, invalidApiKey } from '../auth/authenticator.js';
 import { systemClock, type Clock } from '../clock.js';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import type { GetPetInput, ListPetsInput, NewPet, Pet } from '../domain/pet-schemas.js';
@@ -110,7 +110,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   const isUnavailable = options.isUnavailable ?? (() => false);
   const pages = createPageCache<{ rows: readonly Pet[]; nextCursor: string | undefined }>(clock, listCacheMs);
   const pets: PetRepository = createPetRepository(db);
-  const apiKeys = createApiKeyStore(db);
+  const apiKeys = createApiKeyStore(db, { clock });
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
   const idempotency = createIdempotencyStore({ db, clock });
   const deprecatedUsage = createDeprecatedUsageLedger({ db, clock });
@@ -206,7 +206,11 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     const meta: ResponseMeta = {};
     try {
       const key = await count(context, meta, operationId);
-      if (!key) throw new PetStoreError(context.apiKey === undefined ? 'missing_api_key' : 'invalid_api_key');
+      if (!key) {
+        throw context.apiKey === undefined
+          ? new PetStoreError('missing_api_key')
+          : invalidApiKey(await authenticator.explain(context.apiKey));
+      }
       const op = operations[operationId];
       if (op.deprecation) {
         deprecatedUsage.record(key.id, operationId);
