@@ -35,7 +35,7 @@ export function probe(url, timeoutMs = 1000) {
 export function childEnv(overrides) {
   const env = { ...process.env };
   for (const name of Object.keys(env)) {
-    if (name === 'DATABASE_URL' || name.startsWith('PETSTORE_') || name.startsWith('NODE_OPTIONS')) delete env[name];
+    if (name === 'DATABASE_URL' || name === 'REDIS_URL' || name.startsWith('PETSTORE_') || name.startsWith('NODE_OPTIONS')) delete env[name];
   }
   for (const [name, value] of Object.entries(overrides)) if (value !== undefined) env[name] = String(value);
   return env;

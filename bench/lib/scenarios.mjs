@@ -10,6 +10,7 @@ export const SCENARIO_IDS = Object.freeze([
   'log-cost',
   'rest-list-pg-memory',
   'rest-list-pg-postgres',
+  'rest-list-redis',
   'trpc-list-pg',
   'big-first-page',
   'big-deep-page',
@@ -130,6 +131,23 @@ export function defineScenarios(ctx) {
     note: 'The postgres limiter is shared and exact: every request updates its counters in PostgreSQL.',
   });
   {
+    const redisUrl = process.env.REDIS_URL || undefined;
+    const b = service('pg-redis-limiter', { databaseUrl: pg, limiter: 'redis', redisUrl }, 'rest-list-redis');
+    onPostgres.push({
+      id: 'rest-list-redis',
+      title: 'REST list, PostgreSQL, shared Redis limiter',
+      chartLabel: 'REST list · PostgreSQL · Redis limiter',
+      kind: 'throughput',
+      target: { op: '>=', value: 0.45 },
+      a: { label: 'bare node:http', spec: pg && bareList(b) },
+      b: { label: 'service', spec: b },
+      request: listRequest,
+      compareBodies: true,
+      note: 'The counters live in Redis (REDIS_URL), shared and exact across instances, as a fleet runs them.',
+      ...(redisUrl ? {} : { skip: 'REDIS_URL is not set; set it to a Redis server to run this row.' }),
+    });
+  }
+  {
     const b = pgMemory('trpc-list-pg');
     onPostgres.push({
       id: 'trpc-list-pg',
@@ -144,7 +162,13 @@ export function defineScenarios(ctx) {
       note: 'The baseline is a plain tRPC standalone server whose procedure checks its input with zod and returns the same animals from memory (no key, no quota, no database).',
     });
   }
-  scenarios.push(...onPostgres.map((s) => ({ ...s, database: 'postgres', ...(pg ? {} : { skip: 'DATABASE_URL is not set; set it to a PostgreSQL server to run this row.' }) })));
+  scenarios.push(
+    ...onPostgres.map((s) => ({
+      ...s,
+      database: 'postgres',
+      ...(pg ? {} : { skip: 'DATABASE_URL is not set; set it to a PostgreSQL server to run this row.' }),
+    })),
+  );
 
   const bigOn = bigData.backend === 'postgres' ? 'PostgreSQL' : 'embedded DB';
   for (const [id, page, short, request, note] of [

@@ -16,7 +16,7 @@ const API_KEYS = `${API_KEY}:enterprise:2000000000:2000000000`;
  * Starts `node apps/server/dist/main.js` as `npm start` does (or `main`, a snapshot of it), on PostgreSQL (`databaseUrl`) or the embedded
  * database (`dataDir`), with the given rate-limit store. `profile` adds `--cpu-prof` into bench/results/profiles.
  */
-export async function startService({ name, logDir, main = SERVICE_MAIN, databaseUrl, dataDir, limiter, logLevel, profile = false }) {
+export async function startService({ name, logDir, main = SERVICE_MAIN, databaseUrl, dataDir, limiter, redisUrl, logLevel, profile = false }) {
   const port = await freePort();
   const profileFile = profile ? join(PROFILE_DIR, `${name}.cpuprofile`) : undefined;
   const args = profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
@@ -27,6 +27,7 @@ export async function startService({ name, logDir, main = SERVICE_MAIN, database
     PETSTORE_DATA_DIR: databaseUrl ? undefined : dataDir,
     PETSTORE_API_KEYS: API_KEYS,
     PETSTORE_RATE_LIMIT_STORE: limiter,
+    REDIS_URL: redisUrl,
     // The default, as `npm start` runs: one log line per request (unset = info). `logLevel` only for the log-cost row.
     PETSTORE_LOG_LEVEL: logLevel ?? process.env.BENCH_SERVICE_LOG_LEVEL,
   });
