@@ -58,12 +58,20 @@ describe.each(targets)('one process, one port, on $name', (target) => {
 });
 
 describe('/healthz when the database is gone', () => {
-  it('answers 503 on the embedded database once it is closed', async () => {
+  it('answers readiness 503 but liveness 200 on the embedded database once it is closed', async () => {
     const running = await startServer(loadConfig({ PORT: '0', PETSTORE_DATA_DIR: 'memory://' }));
+    expect((await fetch(`${running.url}/livez`)).status).toBe(200);
+    expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
     await running.service.database.close();
     const response = await fetch(`${running.url}/healthz`);
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ code: 'unavailable', status: 503 });
+    const live = await fetch(`${running.url}/livez`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ status: 'ok' });
+    const post = await fetch(`${running.url}/livez`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
     await new Promise<void>((resolve) => running.server.close(() => resolve()));
   });
 
