@@ -65,8 +65,8 @@ export interface ClosableQuota extends Quota {
 const MINUTE_ENTRY_SECONDS = 300;
 const DAY_ENTRY_SECONDS = 2 * 86_400;
 const BAN_MARGIN_SECONDS = 3_600;
-// How long a shared store's address count read by this instance is trusted before it is read again.
-const ADDRESS_RECHECK_MS = 1_000;
+// How long a shared store's value read by this instance (an address's count, a key's ban) is trusted.
+const RECHECK_MS = 1_000;
 // The memory store expires entries with setTimeout, which cannot wait longer than 24.8 days.
 const MAX_BAN_SECONDS = 7 * 86_400;
 
@@ -119,7 +119,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     const banKey = `b:${key.id}`;
 
     const [ban, minuteCount] = await Promise.all([
-      counters.read(banKey),
+      readRecent(banKey, now),
       counters.increment(minuteKey, MINUTE_ENTRY_SECONDS),
     ]);
     const minuteFits = minuteCount <= perMinute;
@@ -134,6 +134,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     if (bannedUntil <= now && minuteCount > perMinute + banThreshold) {
       const value = banValue(now, banSeconds);
       await counters.write(banKey, value, banSeconds + BAN_MARGIN_SECONDS);
+      remember(banKey, value, now);
       bannedUntil = banEnd(value);
     }
     if (bannedUntil > now) {
@@ -168,14 +169,21 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
   }
 
   const addressCounter = (address: string, now: number) => `a:${addressKey(address)}:${windowIndex(now, MINUTE_MS)}`;
-  // On a shared store, what this instance last learnt of an address's count (from its own increments at once, from
-  // a read for up to a second), so a request with a valid key does not cost a round trip to check its address.
-  const knownCounts = config.store === 'memory' ? undefined : new Map<string, { count: number; at: number }>();
-  const remember = (counter: string, count: number, at: number) => {
-    if (!knownCounts) return;
-    if (knownCounts.size >= 10_000) knownCounts.clear();
-    knownCounts.set(counter, { count, at });
+  // On a shared store, what this instance last learnt of a counter (from its own writes at once, from a read for up
+  // to a second), so a request with a valid key does not pay a round trip for its address or its key's ban.
+  const known = config.store === 'memory' ? undefined : new Map<string, { value: number | undefined; at: number }>();
+  const remember = (counter: string, value: number | undefined, at: number) => {
+    if (!known) return;
+    if (known.size >= 10_000) known.clear();
+    known.set(counter, { value, at });
   };
+  async function readRecent(counter: string, now: number): Promise<number | undefined> {
+    const seen = known?.get(counter);
+    if (seen && now - seen.at < RECHECK_MS) return seen.value;
+    const value = await counters.read(counter);
+    remember(counter, value, now);
+    return value;
+  }
 
   async function consumeAddress(address: string): Promise<RateLimitWindow[]> {
     const now = clock.now();
@@ -187,14 +195,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
 
   async function checkAddress(address: string): Promise<void> {
     const now = clock.now();
-    const counter = addressCounter(address, now);
-    const known = knownCounts?.get(counter);
-    let count: number;
-    if (known && (known.count >= perAddressPerMinute || now - known.at < ADDRESS_RECHECK_MS)) count = known.count;
-    else {
-      count = (await counters.read(counter)) ?? 0;
-      remember(counter, count, now);
-    }
+    const count = (await readRecent(addressCounter(address, now), now)) ?? 0;
     // Refused exactly as the next request without a valid key would be: counted one more.
     if (count >= perAddressPerMinute) addressWindow(address, count + 1, now);
   }

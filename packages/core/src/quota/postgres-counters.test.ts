@@ -84,6 +84,19 @@ describe.skipIf(!databaseUrl)('the quota on PostgreSQL', () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it('refuses a key another instance banned within one second, and at once on the instance that banned it', async () => {
+    const moving: Clock & { at: number } = { at: clock.now() + 20 * 60_000, now: () => moving.at };
+    const a = createQuota({ store: 'postgres', pool: first.pool!, clock: moving });
+    const b = createQuota({ store: 'postgres', pool: second.pool!, clock: moving });
+    const key = freeKey(103);
+    await b.consumeKey(key); // b has now read that the key is not banned
+    await Promise.allSettled(Array.from({ length: 71 }, () => a.consumeKey(key)));
+    expect((await refusal(a.consumeKey(key))).code).toBe('api_key_banned');
+    moving.at += 1_000;
+    expect((await refusal(b.consumeKey(key))).code).toBe('api_key_banned');
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('shares a ban between instances', async () => {
     const a = createQuota({ store: 'postgres', pool: first.pool!, clock });
     const later: Clock = { now: () => clock.now() + 5 * 60_000 };
