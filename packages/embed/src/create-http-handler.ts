@@ -31,7 +31,7 @@ export function createHttpHandler(store: PetStore, options: HttpHandlerOptions =
   const trpc = createTrpcHandler({ store, basePath: '/trpc', restBasePath: '/v1', edge, ...(onError ? { onError } : {}) });
 
   const probe = (req: IncomingMessage, res: ServerResponse, check: () => Promise<boolean>) => {
-    const ctx = edge.context(req, res);
+    const ctx = edge.context(req);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');
       return sendError(res, ctx, new PetStoreError('method_not_allowed'));
@@ -45,7 +45,7 @@ export function createHttpHandler(store: PetStore, options: HttpHandlerOptions =
   const live = async () => true;
 
   const handler = (req: IncomingMessage, res: ServerResponse) => {
-    const ctx = edge.context(req, res);
+    const ctx = edge.context(req);
     if (edge.redirect(req, res)) return;
     const { path } = splitTarget(req.url);
     if (path === '/v1' || path.startsWith('/v1/')) return rest(req, res);

@@ -42,10 +42,10 @@ export interface RequestContext {
 /** The HTTP edge: one place for the trust rules, shared by REST, tRPC and the mountable handler. */
 export interface Edge {
   /**
-   * The context of a request, built on first use and kept on the request; the response gets its `X-Request-Id`
-   * then, so every answer carries it.
+   * The context of a request, built on first use and kept on the request. Every answer the edge writes carries its
+   * `X-Request-Id` (it is added when the response is written, so headers go out in one `writeHead`).
    */
-  context(req: IncomingMessage, res?: ServerResponse): RequestContext;
+  context(req: IncomingMessage): RequestContext;
   /** Answers a request for a redirected domain (301/308, path and query kept) and returns true; else false. */
   redirect(req: IncomingMessage, res: ServerResponse): boolean;
   /** The production and staging base addresses for the OpenAPI `servers`: configured ones, never a request's `Host`. */
@@ -108,7 +108,7 @@ export function createEdge(options: EdgeOptions = {}): Edge {
     return `${address.includes(':') ? `[${address}]` : address}:${req.socket?.localPort ?? 80}`;
   };
 
-  function context(req: IncomingMessage, res?: ServerResponse): RequestContext {
+  function context(req: IncomingMessage): RequestContext {
     const cached = (req as WithContext)[CONTEXT];
     if (cached) return cached;
     const { scheme, host } = arrival(req);
@@ -124,7 +124,6 @@ export function createEdge(options: EdgeOptions = {}): Edge {
       keyId: undefined,
     };
     (req as WithContext)[CONTEXT] = built;
-    res?.setHeader('x-request-id', built.requestId);
     return built;
   }
 
@@ -132,10 +131,14 @@ export function createEdge(options: EdgeOptions = {}): Edge {
     context,
     redirect(req, res) {
       if (redirects.size === 0) return false;
-      const { scheme, host } = context(req, res);
+      const { scheme, host, requestId } = context(req);
       const redirect = host === undefined ? undefined : redirects.get(hostName(host));
       if (!redirect) return false;
-      res.writeHead(redirect.status, { location: `${scheme}://${redirect.to}${req.url ?? '/'}`, 'content-length': '0' });
+      res.writeHead(redirect.status, {
+        location: `${scheme}://${redirect.to}${req.url ?? '/'}`,
+        'content-length': '0',
+        'x-request-id': requestId,
+      });
       res.end();
       return true;
     },

@@ -1,14 +1,21 @@
 import type { ServerResponse } from 'node:http';
 import { toPetStoreError } from '@petstore/core';
-import type { RequestContext } from './request-context.js';
+import { contextOf, type RequestContext } from './request-context.js';
 import { responseHeaders } from './response-headers.js';
 
 /** The media type of every JSON response. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
+/** Adds the request's `X-Request-Id` to the headers of its response, when the edge built its context. */
+function withRequestId(res: ServerResponse, headers: Record<string, string>): Record<string, string> {
+  const id = contextOf(res.req)?.requestId;
+  if (id !== undefined) headers['x-request-id'] = id;
+  return headers;
+}
+
 /**
- * Sends a serialised JSON body with its status and headers in one write; `headers` is taken over, not copied. A
- * response already under way is destroyed instead.
+ * Sends a serialised JSON body with its status and headers (and the request id) in one write; `headers` is taken
+ * over, not copied. A response already under way is destroyed instead.
  * @example sendJson(res, 200, '[]', responseHeaders(outcome.meta))
  */
 export function sendJson(res: ServerResponse, status: number, payload: string, headers: Record<string, string> = {}): void {
@@ -18,7 +25,7 @@ export function sendJson(res: ServerResponse, status: number, payload: string, h
   }
   headers['content-type'] = JSON_CONTENT_TYPE;
   headers['content-length'] = String(Buffer.byteLength(payload));
-  res.writeHead(status, headers);
+  res.writeHead(status, withRequestId(res, headers));
   res.end(payload);
 }
 
@@ -43,11 +50,14 @@ export function sendResource(
   body: Buffer,
   headers: Record<string, string> = {},
 ): void {
-  res.writeHead(200, {
-    ...headers,
-    'content-type': contentType,
-    'content-length': String(body.length),
-    'x-content-type-options': 'nosniff',
-  });
+  res.writeHead(
+    200,
+    withRequestId(res, {
+      ...headers,
+      'content-type': contentType,
+      'content-length': String(body.length),
+      'x-content-type-options': 'nosniff',
+    }),
+  );
   res.end(body);
 }

@@ -73,8 +73,8 @@ export function docsRoutes(document: OpenApiDocumentCache): RouteDefinition<Endp
       'content-security-policy': contentSecurityPolicy(document.serverOrigins(req)),
       'referrer-policy': 'no-referrer',
     });
-  const redirect: Endpoint = (_req, res) => {
-    res.writeHead(301, { location: 'docs/', 'content-length': '0' });
+  const redirect: Endpoint = (_req, res, ctx) => {
+    res.writeHead(301, { location: 'docs/', 'content-length': '0', 'x-request-id': ctx.requestId });
     res.end();
   };
   const init: Endpoint = (_req, res) =>

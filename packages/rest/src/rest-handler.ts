@@ -90,7 +90,7 @@ export function createRestHandler(options: RestHandlerOptions): NodeHandler {
       next();
       return;
     }
-    const ctx = edge.context(req, res);
+    const ctx = edge.context(req);
     const fail = (error: unknown) => {
       const failure = toPetStoreError(error);
       if (failure.meta.keyId !== undefined) ctx.keyId = failure.meta.keyId;

@@ -223,6 +223,7 @@ export function createTrpcHandler(options: TrpcHandlerOptions): (req: IncomingMe
   /** tRPC's own handler, for what the fast path does not serve (streaming batches). */
   function delegate(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, target: string) {
     const context: Context = { store, request: ctx, trpcUrl: ctx.linkBase(basePath), response: { meta: {} } };
+    res.setHeader('x-request-id', ctx.requestId);
     void nodeHTTPRequestHandler({
       router: appRouter,
       req,
@@ -239,7 +240,7 @@ export function createTrpcHandler(options: TrpcHandlerOptions): (req: IncomingMe
   }
 
   return (req, res) => {
-    const ctx = edge.context(req, res);
+    const ctx = edge.context(req);
     const { path, query } = splitTarget(req.url);
     const target = path.length > basePath.length + 1 ? decoded(path.slice(basePath.length + 1)) : '';
     serve(req, res, ctx, target, query).catch((error: unknown) => refuse(req, res, ctx, error));
