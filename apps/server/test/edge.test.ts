@@ -56,8 +56,7 @@ describe('the trust rules at the edge, without a proxy', () => {
       'x-forwarded-proto': 'javascript',
       'x-forwarded-host': 'evil.example.net',
     };
-    // A fresh address is needed: the previous test spent the loopback address's limit, so go through the key's
-    // own allowance on another server.
+    // A server of its own: the previous test left 127.0.0.1 over its address limit on the shared one.
     const other = await startServer(
       loadConfig({ PORT: '0', PETSTORE_DATA_DIR: 'memory://', PETSTORE_API_KEYS: `${KEY}:pro`, PETSTORE_PUBLIC_URL: 'https://api.example.com/v1' }),
     );
