@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PetStoreError } from '@petstore/core';
+import { sendJson } from '@petstore/http';
 import type { Logger } from 'pino';
 
 /** What {@link createOverloadGuard} is built from. */
@@ -71,13 +72,7 @@ export function createOverloadGuard(options: OverloadOptions) {
         watchEpisode(tooMany ? 'requests in flight' : 'event-loop lag');
         // The body is not read: drop it rather than keep the socket busy with it.
         req.resume();
-        res.writeHead(503, {
-          'content-type': 'application/json; charset=utf-8',
-          'content-length': Buffer.byteLength(SHED_BODY),
-          'retry-after': '1',
-          'cache-control': 'no-store',
-        });
-        res.end(SHED_BODY);
+        sendJson(res, 503, SHED_BODY, { 'retry-after': '1', 'cache-control': 'no-store' });
         return false;
       }
       inFlight += 1;
