@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { toPetStoreError } from '@petstore/core';
 import { contextOf, type RequestContext } from './request-context.js';
 import { responseHeaders } from './response-headers.js';
+import { isAnswered, writeAtTurnEnd } from './write-at-turn-end.js';
 
 /** The media type of every JSON response. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -14,19 +15,19 @@ function withRequestId(res: ServerResponse, headers: Record<string, string>): Re
 }
 
 /**
- * Sends a serialised JSON body with its status and headers (and the request id) in one write; `headers` is taken
- * over, not copied. A response already under way is destroyed instead.
+ * Sends a serialised JSON body with its status and headers (and the request id) in one write at the end of the
+ * event-loop turn (see write-at-turn-end.ts); `headers` is taken over, not copied. A response already answered is
+ * destroyed instead.
  * @example sendJson(res, 200, '[]', responseHeaders(outcome.meta))
  */
 export function sendJson(res: ServerResponse, status: number, payload: string, headers: Record<string, string> = {}): void {
-  if (res.headersSent || res.destroyed) {
+  if (isAnswered(res) || res.destroyed) {
     res.destroy();
     return;
   }
   headers['content-type'] = JSON_CONTENT_TYPE;
   headers['content-length'] = String(Buffer.byteLength(payload));
-  res.writeHead(status, withRequestId(res, headers));
-  res.end(payload);
+  writeAtTurnEnd(res, status, withRequestId(res, headers), payload);
 }
 
 /**
@@ -41,7 +42,8 @@ export function sendError(res: ServerResponse, ctx: RequestContext, error: unkno
 }
 
 /**
- * Sends a fixed resource (a document, a page, an asset) with its media type; no rate-limit headers.
+ * Sends a fixed resource (a document, a page, an asset) with its media type, like {@link sendJson}; no rate-limit
+ * headers.
  * @example sendResource(res, 'text/css; charset=utf-8', css, { 'cache-control': 'public, max-age=3600' })
  */
 export function sendResource(
@@ -50,14 +52,6 @@ export function sendResource(
   body: Buffer,
   headers: Record<string, string> = {},
 ): void {
-  res.writeHead(
-    200,
-    withRequestId(res, {
-      ...headers,
-      'content-type': contentType,
-      'content-length': String(body.length),
-      'x-content-type-options': 'nosniff',
-    }),
-  );
-  res.end(body);
+  const all = { ...headers, 'content-type': contentType, 'content-length': String(body.length), 'x-content-type-options': 'nosniff' };
+  writeAtTurnEnd(res, 200, withRequestId(res, all), body);
 }
