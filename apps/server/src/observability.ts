@@ -3,6 +3,7 @@ import { operations, PetStoreError, type CountedRequest } from '@petstore/core';
 import { contextOf, sendJson } from '@petstore/http';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { requestLine } from './request-line.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -24,6 +25,7 @@ const routeOf = (req: IncomingMessage) => contextOf(req)?.route ?? 'unmatched';
  */
 export function createObservability(options: { logger: Logger }) {
   const { logger } = options;
+  const logRequest = requestLine(logger);
   const registry = new Registry();
   const requests = new Counter({
     name: 'petstore_http_requests_total',
@@ -113,18 +115,14 @@ export function createObservability(options: { logger: Logger }) {
           const method = req.method ?? 'GET';
           requests.inc({ method, route, status: res.statusCode });
           latency.observe({ method, route }, seconds);
-          if (!logger.isLevelEnabled('info')) return;
-          logger.info(
-            {
-              reqId: ctx?.requestId,
-              method,
-              route,
-              status: res.statusCode,
-              durationMs: Math.round(seconds * 1e5) / 100,
-              ...(ctx?.keyId !== undefined ? { keyId: ctx.keyId } : {}),
-            },
-            'request',
-          );
+          logRequest({
+            reqId: ctx?.requestId,
+            method,
+            route,
+            status: res.statusCode,
+            durationMs: Math.round(seconds * 1e5) / 100,
+            keyId: ctx?.keyId,
+          });
         });
         handler(req, res);
       };
