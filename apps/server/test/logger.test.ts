@@ -28,6 +28,18 @@ describe('the service logger on a pipe', () => {
     expect(lines.map((line) => line.n)).toEqual(Array.from({ length: 2000 }, (_, i) => i));
   });
 
+  it('writes a lone line within moments, while the process keeps running', async () => {
+    const code = `const { createLogger } = await import(${JSON.stringify(loggerJs)}); createLogger('info').info('lone'); setTimeout(() => {}, 5000);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
+      expect(JSON.parse(chunk.toString())).toMatchObject({ msg: 'lone' });
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill();
+    }
+  });
+
   it('loses no line logged in the same turn as process.exit', async () => {
     const { exitCode, lines } = await run(`
       const log = createLogger('info');
