@@ -20,8 +20,15 @@ export function responseHeaders(meta: ResponseMeta, links: Links = {}): Record<s
     headers['x-ratelimit-limit'] = String(binding.limit);
     headers['x-ratelimit-remaining'] = String(binding.remaining);
     headers['x-ratelimit-reset'] = String(binding.resetAt);
-    headers['ratelimit-policy'] = windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(', ');
-    headers['ratelimit'] = windows.map((w) => `"${w.name}";r=${w.remaining};t=${w.resetIn}`).join(', ');
+    let policy = '';
+    let state = '';
+    for (const w of windows) {
+      const separator = policy === '' ? '' : ', ';
+      policy += `${separator}"${w.name}";q=${w.limit};w=${w.seconds}`;
+      state += `${separator}"${w.name}";r=${w.remaining};t=${w.resetIn}`;
+    }
+    headers['ratelimit-policy'] = policy;
+    headers['ratelimit'] = state;
   }
   if (meta.retryAfter !== undefined) headers['retry-after'] = String(meta.retryAfter);
   const link: string[] = [];
