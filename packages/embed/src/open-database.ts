@@ -1,13 +1,12 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database } from '@petstore/core';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { builtFile, pgliteTemplate } from './pglite-template.js';
+import { extract } from 'tar';
+import { builtFile, pgliteTemplate, TEMPLATE_FILE } from './pglite-template.js';
 import { isDatabaseUnavailable } from './storage/is-database-unavailable.js';
 import { createPGliteDialect } from './storage/pglite-dialect.js';
 
@@ -17,10 +16,19 @@ const PGLITE_SETTINGS = {
   postgresqlconf: ['shared_buffers=8MB', 'wal_buffers=256kB', 'maintenance_work_mem=4MB', 'work_mem=1MB', 'temp_buffers=1MB'],
 };
 
-/** Creates the cluster of a new data folder in a child process, from the build's template when there is one. */
-async function initialiseDataDir(dataDir: string) {
-  const child = builtFile('init-data-dir.js');
-  if (child) await promisify(execFile)(process.execPath, [child, dataDir]);
+/**
+ * Fills a new data folder from the build's template, a cluster with the schema already made: its files are
+ * unpacked straight into the folder, `PG_VERSION` last, so a folder holding `PG_VERSION` is always complete (a start
+ * cut short just unpacks again). About 0.2 s, once per folder. Without a template PGlite runs initdb itself when it
+ * opens the folder.
+ */
+function initialiseDataDir(dataDir: string) {
+  const file = builtFile(TEMPLATE_FILE);
+  if (!file) return;
+  const isMarker = (path: string) => path.replace(/^\/+/, '') === 'PG_VERSION';
+  // Synchronous: node-tar's streaming extraction takes several times as long (0.55 s against 0.16 s here).
+  extract({ file, cwd: dataDir, sync: true, noMtime: true, filter: (path) => !isMarker(path) });
+  extract({ file, cwd: dataDir, sync: true, noMtime: true, filter: isMarker });
 }
 
 /** Where the data lives: PostgreSQL when `databaseUrl` is given, else the embedded PGlite in `dataDir`. */
@@ -79,7 +87,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<OpenD
     pglite = await PGlite.create(dataDir, { ...PGLITE_SETTINGS, ...(loadDataDir ? { loadDataDir } : {}) });
   } else {
     await mkdir(dataDir, { recursive: true });
-    if (!existsSync(join(dataDir, 'PG_VERSION'))) await initialiseDataDir(dataDir);
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) initialiseDataDir(dataDir);
     pglite = await PGlite.create(dataDir, PGLITE_SETTINGS);
   }
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });

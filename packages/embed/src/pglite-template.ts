@@ -11,12 +11,15 @@ export function builtFile(name: string): string | undefined {
   return undefined;
 }
 
+/** The name of the template in `dist/`. */
+export const TEMPLATE_FILE = 'pglite-template.tar.gz';
+
 /**
- * The initialised empty cluster made at build time, for PGlite's `loadDataDir`; undefined if the build did not
+ * The initialised cluster, with the schema and no rows, made at build time, for PGlite's `loadDataDir`; undefined if the build did not
  * make one (PGlite then runs initdb itself).
  * @example await PGlite.create('memory://', { loadDataDir: await pgliteTemplate() })
  */
 export async function pgliteTemplate(): Promise<Blob | undefined> {
-  const path = builtFile('pglite-template.tar.gz');
+  const path = builtFile(TEMPLATE_FILE);
   return path ? new Blob([await readFile(path)]) : undefined;
 }
