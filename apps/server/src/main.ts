@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
+import { keepWasmOnBaselineCompiler } from './wasm-compiler.js';
 
 let config;
 try {
@@ -13,6 +14,7 @@ try {
 }
 
 const logger = createLogger(config.logLevel);
+if (!config.databaseUrl) keepWasmOnBaselineCompiler();
 
 try {
   const running = await startServer(config, { createDevelopmentKey: true, logger });
