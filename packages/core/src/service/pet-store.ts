@@ -9,6 +9,7 @@ import { validateWithIdempotencyKey } from '../idempotency/idempotency-key.js';
 import { createIdempotencyStore } from '../idempotency/idempotency-store.js';
 import { operations, type OperationId } from '../operations/operations.js';
 import type { Database } from '../storage/database.js';
+import { withBatchedInserts } from '../storage/batched-inserts.js';
 import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
 import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
 import { createPageCache } from './page-cache.js';
@@ -109,7 +110,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   const { db, clock = systemClock, quota = unlimitedQuota, onRequestCounted, listCacheMs = 1000 } = options;
   const isUnavailable = options.isUnavailable ?? (() => false);
   const pages = createPageCache<{ rows: readonly Pet[]; nextCursor: string | undefined }>(clock, listCacheMs);
-  const pets: PetRepository = createPetRepository(db);
+  const pets: PetRepository = withBatchedInserts(createPetRepository(db), db);
   const apiKeys = createApiKeyStore(db, { clock });
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
   const idempotency = createIdempotencyStore({ db, clock });
