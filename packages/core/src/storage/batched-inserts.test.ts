@@ -34,7 +34,7 @@ describe.each(testDatabases)('grouped inserts on $name', (database) => {
     const given = Array.from({ length: 40 }, (_, i) => ({
       name: `Grouped ${i} ${'🐈'.repeat(i % 3)}`,
       categoryId: i === 7 ? 9007199254740991 : (i % 20) + 1,
-      status: (['available', 'pending', 'sold'] as const)[i % 3],
+      status: (['available', 'pending', 'sold'] as const)[i % 3]!,
     }));
     const created = await Promise.all(given.map((pet) => pets.insert(pet)));
     expect(statements.length).toBe(2);
