@@ -220,10 +220,18 @@ async function runScenario(scenario, ctx) {
     a: { label: scenario.a.label, server: a.name, summary: summaryA },
     b: { label: scenario.b.label, server: b.name, summary: summaryB },
     pairs,
-    note: [...notes, scenario.note].filter(Boolean).join(' '),
+    note: [...notes, scenario.note, !bad && !met ? missedNote(scenario) : undefined].filter(Boolean).join(' '),
     peakRssMB: scenario.recordPeakRss ? b.peakRss() / 2 ** 20 : undefined,
     restartMs: b.startMs,
   };
+}
+
+/** Why a row missed its target, and where its profile is, from what the scenario knows of itself. */
+function missedNote(scenario) {
+  const profile = settings.cpuProf
+    ? 'The CPU profile of this run is summarised under "Where the time goes" below.'
+    : `For its CPU profile: \`node bench/run.mjs --quick --cpu-prof --only=${scenario.id} --out=profiled\`.`;
+  return [scenario.whyMissed && `Why it misses: ${scenario.whyMissed}`, profile].filter(Boolean).join(' ');
 }
 
 const results = [];
