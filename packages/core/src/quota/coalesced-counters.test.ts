@@ -4,11 +4,12 @@ import type { Counters } from './counters.js';
 import { createMemoryCounters } from './memory-counters.js';
 
 function counted(inner: Counters) {
-  const calls = { increment: 0, read: 0 };
+  const calls = { increment: 0, read: 0, windows: 0 };
   const counters: Counters = {
     ...inner,
     increment: (key, seconds, amount) => (calls.increment++, inner.increment(key, seconds, amount)),
     read: (key) => (calls.read++, inner.read(key)),
+    incrementWindows: (minute, day, amount, perMinute) => (calls.windows++, inner.incrementWindows(minute, day, amount, perMinute)),
   };
   return { counters, calls };
 }
@@ -42,6 +43,30 @@ describe('coalesced counters', () => {
     const failing: Counters = { ...createMemoryCounters(), increment: () => Promise.reject(new Error('store down')) };
     const together = coalesced(failing);
     const batch = await Promise.allSettled(Array.from({ length: 5 }, () => together.increment('k', 60)));
+    expect(batch.map((r) => r.status)).toEqual(Array(5).fill('rejected'));
+  });
+
+  it('counts a key\'s windows together: places in the minute, and in the day only for those within the minute', async () => {
+    const { counters, calls } = counted(createMemoryCounters());
+    const together = coalesced(counters);
+    const minute = { key: 'm', seconds: 300 };
+    const day = { key: 'd', seconds: 172_800 };
+    const first = await together.incrementWindows(minute, day, 1, 10);
+    expect(first).toEqual({ minute: 1, day: 1 });
+    const batch = await Promise.all(Array.from({ length: 14 }, () => together.incrementWindows(minute, day, 1, 10)));
+    // Requests 2 to 10 fit the minute and take day places 2 to 10; 11 to 15 are over it and see the day at 10.
+    expect(batch.map((c) => c.minute)).toEqual(Array.from({ length: 14 }, (_, i) => i + 2));
+    expect(batch.map((c) => c.day)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10, 10, 10]);
+    expect(calls.windows).toBeLessThanOrEqual(3);
+    expect(await counters.read('d')).toBe(10);
+  });
+
+  it('rejects every waiting window count of a batch when the store fails', async () => {
+    const failing: Counters = { ...createMemoryCounters(), incrementWindows: () => Promise.reject(new Error('store down')) };
+    const together = coalesced(failing);
+    const batch = await Promise.allSettled(
+      Array.from({ length: 5 }, () => together.incrementWindows({ key: 'm', seconds: 60 }, { key: 'd', seconds: 60 }, 1, 10)),
+    );
     expect(batch.map((r) => r.status)).toEqual(Array(5).fill('rejected'));
   });
 });

@@ -118,14 +118,17 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     const dayKey = `d:${key.id}:${windowIndex(now, DAY_MS)}`;
     const banKey = `b:${key.id}`;
 
-    const [ban, minuteCount] = await Promise.all([
+    const [ban, counts] = await Promise.all([
       readRecent(banKey, now),
-      counters.increment(minuteKey, MINUTE_ENTRY_SECONDS),
+      counters.incrementWindows(
+        { key: minuteKey, seconds: MINUTE_ENTRY_SECONDS },
+        { key: dayKey, seconds: DAY_ENTRY_SECONDS },
+        1,
+        perMinute,
+      ),
     ]);
+    const { minute: minuteCount, day: dayCount } = counts;
     const minuteFits = minuteCount <= perMinute;
-    const dayCount = minuteFits
-      ? await counters.increment(dayKey, DAY_ENTRY_SECONDS)
-      : (await counters.read(dayKey)) ?? 0;
     const minute = windowState('minute', perMinute, minuteCount, MINUTE_MS, now);
     const day = windowState('day', perDay, dayCount, DAY_MS, now);
     const windows = bindingFirst(minute, day);
