@@ -195,7 +195,9 @@ async function runScenario(scenario, ctx) {
   }
 
   const pairs = [];
-  for (let i = 0; i < settings.pairs; i++) {
+  // A difference of a few µs (the log-cost row) needs more pairs than a ratio to rise above the noise.
+  const pairCount = Math.max(settings.pairs, scenario.minPairs ?? 0);
+  for (let i = 0; i < pairCount; i++) {
     const ra = await loadGenerator.drive(a, requestOf('a'), load);
     a.windows.push(ra.window);
     const rb = await loadGenerator.drive(b, requestOf('b'), load);
