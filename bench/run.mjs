@@ -228,11 +228,30 @@ async function runScenario(scenario, ctx) {
   };
 }
 
+/**
+ * One extra run of a missed row's service under `--cpu-prof`, not counted in its numbers: the service is started
+ * again (an embedded data folder is one process's, so the measured one stops first), warmed, driven once, stopped,
+ * and its profile summarised for the report.
+ */
+async function profileOf(scenario) {
+  await pool.stop(scenario.b.spec.key);
+  const spec = scenario.b.spec.profiled();
+  const server = await pool.get(spec);
+  const request = scenario.request.b ?? scenario.request;
+  const load = { duration: settings.duration, connections: settings.connections, measureDatabase: false };
+  await loadGenerator.drive(server, request, { ...load, duration: settings.warmup });
+  const run = await loadGenerator.drive(server, request, load);
+  server.windows.push(run.window);
+  const record = await pool.stop(spec.key);
+  log(`${scenario.id}: profiled one more run (${Math.round(run.rps)} req/s under --cpu-prof)`);
+  return record?.profile;
+}
+
 /** Why a row missed its target, and where its profile is, from what the scenario knows of itself. */
 function missedNote(scenario) {
   const profile = settings.cpuProf
     ? 'The CPU profile of this run is summarised under "Where the time goes" below.'
-    : `For its CPU profile: \`node bench/run.mjs --quick --cpu-prof --only=${scenario.id} --out=profiled\`.`;
+    : 'The profile of one more run of the service under `--cpu-prof` (not counted in the numbers) is under "Profiles of the rows that missed" below.';
   return [scenario.whyMissed && `Why it misses: ${scenario.whyMissed}`, profile].filter(Boolean).join(' ');
 }
 
@@ -372,6 +391,9 @@ try {
             note: `VmHWM (the process's peak since it started, start-up included) of ${result.b.server}, read after the scenario's runs and ${soakSeconds} s of 200 connections.`,
           });
         }
+        if (row.status === 'missed' && !settings.cpuProf && scenario.b.spec?.profiled) {
+          row.profile = await profileOf(scenario).catch((error) => log(`${scenario.id}: no profile: ${error.message}`));
+        }
         if (scenario.id === 'rest-list-embedded') startup.restartMs = result.restartMs;
         log(`${scenario.id}: ${row.measured.toFixed(3)}x (${row.status})`);
       } catch (error) {
@@ -409,7 +431,7 @@ try {
   const runsOf = (name) =>
     results.flatMap((r) => (r.pairs ?? []).flatMap((p) => [r.a.server === name && p.a, r.b.server === name && p.b].filter(Boolean)));
   const profiles = pool.stopped
-    .filter((s) => s.profile)
+    .filter((s) => s.profile && !s.key.endsWith('-profiled'))
     .map((s) => {
       const runs = runsOf(s.name);
       const cpuMs = runs.reduce((sum, r) => sum + (r.cpuUsPerRequest * r.completed) / 1000, 0);

@@ -42,6 +42,8 @@ export function createPool() {
       }
       return running.get(spec.key);
     },
+    /** Stops the server of `key`, if it runs; answers its record (with its profile, if any). */
+    stop,
     /** Stops every server whose key is not in `keep`. */
     async stopExcept(keep) {
       for (const key of [...running.keys()]) if (!keep.has(key)) await stop(key);

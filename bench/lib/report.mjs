@@ -81,6 +81,32 @@ export function toMarkdown(run) {
     out.push('');
   }
 
+  const missedProfiles = run.scenarios.filter((s) => s.profile);
+  if (missedProfiles.length) {
+    out.push(
+      '## Profiles of the rows that missed',
+      '',
+      'Self time by function from `node --cpu-prof` in one extra run of the service of each row that missed (not counted in its numbers), ' +
+        'only samples taken during that run. `writev` and other `(native)` entries include the kernel work of the call.',
+      '',
+    );
+    for (const s of missedProfiles) {
+      const p = s.profile;
+      out.push(
+        `### ${s.title}`,
+        '',
+        `${p.samples} samples (${p.sampledMs} ms).`,
+        '',
+        '| Self time | Function | Where |',
+        '| ---: | --- | --- |',
+        ...p.functions.slice(0, 10).map((f) => `| ${f.percent}% | \`${f.name}\` | ${f.where || f.package} |`),
+        '',
+        `By package: ${p.packages.map((k) => `${k.name} ${k.percent}%`).join(', ')}`,
+        '',
+      );
+    }
+  }
+
   if (run.profiles?.length) {
     out.push(
       '## Where the time goes (CPU profiles of the service)',
