@@ -49,14 +49,13 @@ describe('writeAtTurnEnd', () => {
 
   it('a response whose headers cannot be written costs that response only, never the process or the others', async () => {
     const waiting: ServerResponse[] = [];
-    const url = await serve((req, res) => {
+    const url = await serve((_req, res) => {
       waiting.push(res);
       if (waiting.length < 2) return;
       for (const r of waiting) {
         const bad = r.req.url === '/bad';
         writeAtTurnEnd(r, 200, bad ? { 'x-broken': 'a\nb', 'content-length': '2' } : ok('ok'), 'ok');
       }
-      void req;
     });
     const bad = fetch(`${url}/bad`).then(
       (r) => r.status,

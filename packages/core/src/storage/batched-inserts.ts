@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import type { Pet, PetStatus } from '../domain/pet-schemas.js';
+import type { Pet } from '../domain/pet-schemas.js';
 import type { Database } from './database.js';
-import type { PetRepository } from './pet-repository.js';
+import { toPet, type PetRepository, type PetRow } from './pet-repository.js';
 
 const MAX_BATCH = 100;
 
@@ -11,25 +11,16 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-interface Row {
-  id: number | string;
-  name: string;
-  category_id: number | string;
-  status: string;
-}
-
 /** One statement for many animals; the rows come back in the order given (ids rise in insertion order). */
 async function insertMany(db: Kysely<Database>, pets: readonly Omit<Pet, 'id'>[]): Promise<Pet[]> {
-  const { rows } = await sql<Row>`
+  const { rows } = await sql<PetRow>`
     insert into pets (name, category_id, status)
     select name, category_id, status
     from unnest(${pets.map((p) => p.name)}::text[], ${pets.map((p) => p.categoryId)}::bigint[], ${pets.map((p) => p.status)}::text[])
       with ordinality as given(name, category_id, status, position)
     order by position
     returning id, name, category_id, status`.execute(db);
-  return rows
-    .map((row) => ({ id: Number(row.id), name: row.name, categoryId: Number(row.category_id), status: row.status as PetStatus }))
-    .sort((a, b) => a.id - b.id);
+  return rows.map(toPet).sort((a, b) => a.id - b.id);
 }
 
 /**

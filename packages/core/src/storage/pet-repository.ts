@@ -12,14 +12,16 @@ export interface PetRepository {
 
 const columns = ['id', 'name', 'category_id', 'status'] as const;
 
-interface PetRow {
+/** A row of `pets` as the drivers return it (PostgreSQL's int8 may come back as a string). */
+export interface PetRow {
   id: number | string;
   name: string;
   category_id: number | string;
   status: string;
 }
 
-function toPet(row: PetRow): Pet {
+/** The animal a row holds. */
+export function toPet(row: PetRow): Pet {
   return { id: Number(row.id), name: row.name, categoryId: Number(row.category_id), status: row.status as PetStatus };
 }
 
