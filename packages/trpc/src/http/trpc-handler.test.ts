@@ -298,6 +298,19 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
     expect(missing.status === 'rejected' && (missing.reason as TRPCClientError<AppRouter>).data?.error.code).toBe('not_found');
   });
 
+  it('answers a streaming GET batch that names another content type itself, in JSON (tRPC would refuse it in plain text)', async () => {
+    for (const type of ['application/octet-stream', 'multipart/form-data; boundary=x', 'text/plain']) {
+      const answer = await rawRequest('GET', `/pets.list?batch=1&input=${encodeURIComponent('{"0":{"limit":1}}')}`, {
+        ...auth,
+        'content-type': type,
+        'trpc-accept': 'application/jsonl',
+      });
+      expect(answer.headers['content-type'], type).toMatch(/^application\/json(;|$)/);
+      expect(answer.status, type).toBeLessThan(500);
+      expect(JSON.parse(answer.body), type).toEqual(expect.anything());
+    }
+  });
+
   it('answers each call of a batch on its own', async () => {
     const client = server.client(undefined, { batch: true });
     const [list, missing] = await Promise.allSettled([

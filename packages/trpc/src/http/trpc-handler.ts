@@ -83,7 +83,11 @@ function streamable(req: IncomingMessage, calls: readonly Call[]): boolean {
   if (first(req.headers['trpc-accept']) !== 'application/jsonl') return false;
   const method = req.method;
   if (!calls.every((call) => METHOD_OF[call.procedure!.type] === method)) return false;
-  return method === 'GET' || (isJsonMediaType(first(req.headers['content-type'])) && req.headers['content-encoding'] === undefined);
+  // tRPC picks its reader by `Content-Type` even on a GET (octet-stream or form data refuse a query, in plain text),
+  // so only JSON, or no type at all on a GET, goes to it.
+  const contentType = first(req.headers['content-type']);
+  const json = contentType === undefined ? method === 'GET' : isJsonMediaType(contentType);
+  return json && req.headers['content-encoding'] === undefined;
 }
 
 /**
