@@ -3,7 +3,15 @@ export * from './errors/index.js';
 export * from './domain/pet-schemas.js';
 export { encodeCursor, decodeCursor } from './domain/cursor.js';
 export { validate, invalidRequest, type ValidationIssue } from './domain/validate.js';
-export { operations, type OperationDefinition, type OperationId, type Deprecation, type Stability } from './operations/operations.js';
+export {
+  operations,
+  type OperationDefinition,
+  type OperationEnv,
+  type OperationId,
+  type Deprecation,
+  type Stability,
+} from './operations/operations.js';
+export { defineOperation } from './operations/operation.js';
 export type { ResponseMeta, RateLimitWindow } from './service/response-meta.js';
 export { unlimitedQuota, type Quota } from './service/quota.js';
 export { createQuota, type ClosableQuota, type QuotaOptions, type QuotaStore } from './quota/create-quota.js';

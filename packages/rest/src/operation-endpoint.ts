@@ -3,6 +3,7 @@ import type { OperationDefinition, OperationId, PetStore } from '@petstore/core'
 import { jsonText, readJsonBody, responseHeaders, sendJson, type Links } from '@petstore/http';
 import type { Endpoint } from './endpoint.js';
 import { httpInput } from './http-input.js';
+import { inputSources } from './input-sources.js';
 import { nextPageUrl } from './links.js';
 
 /**
@@ -18,16 +19,20 @@ export function createOperationEndpoint(
   basePath: string,
   createdPath?: string,
 ): Endpoint {
-  const { inputFrom, path, successStatus } = operation;
+  const { path, successStatus } = operation;
+  const sources = inputSources(operation);
   const fromStrings = httpInput(operation.input);
+  const withPath = (params: Record<string, string>, input: unknown) =>
+    sources.path.length === 0
+      ? input
+      : input === undefined || (input !== null && typeof input === 'object' && !Array.isArray(input))
+        ? { ...(input as object), ...fromStrings(params) }
+        : input;
   return async (req, res, ctx, params, query) => {
     let parsedQuery: ParsedUrlQuery | undefined;
-    const readInput =
-      inputFrom === 'query'
-        ? () => fromStrings((parsedQuery = parse(query)))
-        : inputFrom === 'path'
-          ? () => fromStrings(params)
-          : () => readJsonBody(req, res);
+    const readInput = sources.body
+      ? async () => withPath(params, await readJsonBody(req, res))
+      : () => withPath(params, fromStrings((parsedQuery = parse(query))));
     const outcome = await store.call(operationId, readInput, ctx);
     const { meta } = outcome;
     ctx.keyId = meta.keyId;

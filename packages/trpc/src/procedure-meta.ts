@@ -6,7 +6,7 @@ import type { OperationDefinition } from '@petstore/core';
  */
 export interface ProcedureMeta {
   openapi?: {
-    method: 'GET' | 'POST';
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
     path: `/${string}`;
     operationId: string;
     summary: string;

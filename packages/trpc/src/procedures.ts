@@ -13,9 +13,9 @@ export interface ProcedureDefinition {
 
 const fromOperation = (operationId: OperationId): ProcedureDefinition => ({
   operationId,
-  type: operations[operationId].method === 'GET' ? 'query' : 'mutation',
+  type: operations[operationId].writes ? 'mutation' : 'query',
   result: (outcome) => outcome.data,
-  linksNextPage: operations[operationId].inputFrom === 'query',
+  linksNextPage: 'cursor' in ((operations[operationId].input as { shape?: object }).shape ?? {}),
 });
 
 /**

@@ -2,12 +2,11 @@ import type { Kysely } from 'kysely';
 import { createApiKeyStore, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store.js';
 import { createAuthenticator, invalidApiKey } from '../auth/authenticator.js';
 import { systemClock, type Clock } from '../clock.js';
-import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import type { GetPetInput, ListPetsInput, NewPet, Pet } from '../domain/pet-schemas.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import { validateWithIdempotencyKey } from '../idempotency/idempotency-key.js';
 import { createIdempotencyStore } from '../idempotency/idempotency-store.js';
-import { operations, type OperationId } from '../operations/operations.js';
+import { operations, type OperationDefinition, type OperationId } from '../operations/operations.js';
 import type { Database } from '../storage/database.js';
 import { withBatchedInserts } from '../storage/batched-inserts.js';
 import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
@@ -109,42 +108,12 @@ export interface PetStoreOptions {
 export function createPetStore(options: PetStoreOptions): PetStore {
   const { db, clock = systemClock, quota = unlimitedQuota, onRequestCounted, listCacheMs = 1000 } = options;
   const isUnavailable = options.isUnavailable ?? (() => false);
-  const pages = createPageCache<{ rows: readonly Pet[]; nextCursor: string | undefined }>(clock, listCacheMs);
+  const pages = createPageCache(clock, listCacheMs);
   const pets: PetRepository = withBatchedInserts(createPetRepository(db), db);
   const apiKeys = createApiKeyStore(db, { clock });
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
   const idempotency = createIdempotencyStore({ db, clock });
   const deprecatedUsage = createDeprecatedUsageLedger({ db, clock });
-
-  const handlers = {
-    async listPets(
-      input: { limit: number; status?: Pet['status'] | undefined; cursor?: string | undefined },
-      meta: ResponseMeta,
-      pets: PetRepository,
-    ) {
-      const afterId = input.cursor === undefined ? 0 : decodeCursor(input.cursor);
-      const page = await pages.get(`${input.status ?? ''}:${afterId}:${input.limit}`, async () => {
-        const rows = await pets.list({ status: input.status, afterId, limit: input.limit + 1 });
-        const more = rows.length > input.limit;
-        if (more) rows.length = input.limit;
-        for (const row of rows) Object.freeze(row);
-        return Object.freeze({
-          rows: Object.freeze(rows),
-          nextCursor: more ? encodeCursor(rows[rows.length - 1]!.id) : undefined,
-        });
-      });
-      if (page.nextCursor !== undefined) meta.nextCursor = page.nextCursor;
-      return page.rows;
-    },
-    async createPet(input: Omit<Pet, 'id'>, _meta: ResponseMeta, pets: PetRepository) {
-      return pets.insert(input);
-    },
-    async getPet(input: { petId: number }, _meta: ResponseMeta, pets: PetRepository) {
-      const pet = await pets.findById(input.petId);
-      if (!pet) throw new PetStoreError('not_found', `No animal with id ${input.petId}.`);
-      return pet;
-    },
-  } satisfies Record<OperationId, (input: never, meta: ResponseMeta, pets: PetRepository) => Promise<unknown>>;
 
   function failure(error: unknown, meta: ResponseMeta): PetStoreError {
     const failed =
@@ -223,12 +192,13 @@ export function createPetStore(options: PetStoreOptions): PetStore {
           );
         }
       }
-      const idempotencyKey = op.method === 'POST' ? context.idempotencyKey : undefined;
+      const idempotencyKey = op.writes ? context.idempotencyKey : undefined;
       const input = validateWithIdempotencyKey(op.input, await readInput(), idempotencyKey);
-      const handle = (repository: PetRepository) => handlers[operationId](input as never, meta, repository);
+      const handle = (repository: PetRepository) =>
+        (op as OperationDefinition).run(input, { pets: repository, meta, cached: pages.get });
       if (idempotencyKey === undefined) {
         const data = await handle(pets);
-        if (op.method === 'POST') pages.invalidate();
+        if (op.writes) pages.invalidate();
         return { data, meta };
       }
       const result = await idempotency.run(

@@ -35,7 +35,7 @@ function successResponse(operation: Operation, op: OperationDefinition, baseUrl:
       ...commonHeaders(),
       ...('cursor' in shapeOf(op.input) ? nextLinkHeader() : {}),
       ...(op.deprecation ? deprecationHeaders(op.deprecation, baseUrl) : {}),
-      ...(op.method === 'POST' ? headerRefs('Idempotent-Replayed') : {}),
+      ...(op.writes ? headerRefs('Idempotent-Replayed') : {}),
     },
     content: generated?.content,
   };
@@ -80,7 +80,7 @@ function completeOperation(doc: OpenAPIObject, op: OperationDefinition, baseUrl:
     const description = shape[parameter.name]?.meta()?.description;
     if (parameter.description === undefined && typeof description === 'string') parameter.description = description;
   }
-  operation.parameters = op.method === 'POST' ? [...parameters, IDEMPOTENCY_KEY] : parameters;
+  operation.parameters = op.writes ? [...parameters, IDEMPOTENCY_KEY] : parameters;
   hoistRequestBody(doc, operation, op);
   operation.security = [{ bearerAuth: [] }];
   operation.responses = {

@@ -1,4 +1,5 @@
 import type { Schema } from './openapi-types.js';
+import { inputSources } from '../input-sources.js';
 import { errorCodes, PetStoreError, type ErrorCode, type OperationDefinition } from '@petstore/core';
 
 /**
@@ -36,9 +37,10 @@ export const errorSchema: Schema = {
  */
 export function errorCodesOf(op: OperationDefinition): ErrorCode[] {
   const codes: ErrorCode[] = ['invalid_request', 'missing_api_key', 'invalid_api_key'];
-  if (op.inputFrom === 'body') codes.push('malformed_json', 'payload_too_large', 'unsupported_media_type');
-  if (op.method === 'POST') codes.push('idempotency_key_reused');
-  if (op.inputFrom === 'path') codes.push('not_found');
+  const sources = inputSources(op);
+  if (sources.body) codes.push('malformed_json', 'payload_too_large', 'unsupported_media_type');
+  if (op.writes) codes.push('idempotency_key_reused');
+  if (sources.path.length > 0) codes.push('not_found');
   if (op.deprecation) codes.push('gone');
   codes.push('rate_limited', 'api_key_banned', 'unavailable', 'internal_error');
   return codes;

@@ -1,0 +1,66 @@
+import type { z } from 'zod';
+import type { ResponseMeta } from '../service/response-meta.js';
+import type { PetRepository } from '../storage/pet-repository.js';
+
+/** Where an operation stands: absent for stable, or an `x-stability` marker. */
+export type Stability = 'experimental' | 'beta';
+
+/** The deprecation of an operation: when it was announced, when it goes, what replaces it. */
+export interface Deprecation {
+  /** When the deprecation was announced (the `Deprecation` header, RFC 9745). */
+  readonly since: Date;
+  /** From this instant on the operation answers 410 `gone` (the `Sunset` header, RFC 8594). */
+  readonly sunset: Date;
+  /** Path of the replacement, relative to the base address. */
+  readonly successor: string;
+}
+
+/** What an operation's `run` works with: the animals, the answer's meta, and a read cache that writes clear. */
+export interface OperationEnv {
+  readonly pets: PetRepository;
+  /** What the answer carries besides its data (a next-page cursor, say). */
+  readonly meta: ResponseMeta;
+  /**
+   * A read served from memory for a short time (`listCacheMs` of the store); any write through the store clears it.
+   * @example await env.cached(`page:${afterId}`, () => env.pets.list(query))
+   */
+  cached<T>(key: string, load: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * One operation of the interface, defined once in core: its HTTP method and path, its schemas, its lifecycle and the
+ * store method that runs it. REST routes, tRPC procedures, the OpenAPI document and every host derive from it.
+ * REST reads the input from the path's `{placeholders}`, then from the query string (GET, DELETE) or the JSON body.
+ * @example operations.getPet.path // '/pets/{petId}'
+ */
+export interface OperationDefinition<Input extends z.ZodType = z.ZodType, Output extends z.ZodType = z.ZodType> {
+  readonly operationId: string;
+  /** The procedure name under the `pets` router of tRPC. */
+  readonly procedure: string;
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path relative to the base address, with `{param}` placeholders named after input fields. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly tags: readonly string[];
+  /** The input, validated by the core whoever calls: typed callers send it as is, REST reads it from HTTP. */
+  readonly input: Input;
+  readonly output: Output;
+  readonly successStatus: 200 | 201;
+  /**
+   * Whether the operation changes data: it takes an `Idempotency-Key`, clears cached reads, and is a tRPC mutation
+   * (else a query).
+   */
+  readonly writes: boolean;
+  readonly deprecation?: Deprecation;
+  readonly stability?: Stability;
+  /** Runs the operation on validated input, once the request is admitted. */
+  run(input: z.output<Input>, env: OperationEnv): Promise<z.output<Output>>;
+}
+
+/**
+ * Declares an operation, keeping its input and output types.
+ * @example export const getPet = defineOperation({ operationId: 'getPet', …, run: (input, { pets }) => … })
+ */
+export const defineOperation = <I extends z.ZodType, O extends z.ZodType>(op: OperationDefinition<I, O>) =>
+  Object.freeze(op);
