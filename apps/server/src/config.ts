@@ -1,5 +1,5 @@
 import { PLAN_NAMES, isWellFormedApiKey, type PlanName } from '@petstore/core';
-import type { ConfiguredApiKey, HostRedirect, TrustProxy } from '@petstore/embed';
+import type { ConfiguredApiKey, CorsOrigins, HostRedirect, TrustProxy } from '@petstore/embed';
 import { compileTrust } from '@petstore/http';
 import { z } from 'zod';
 
@@ -75,6 +75,29 @@ function parseTrustProxy(text: string, ctx: z.RefinementCtx): TrustProxy {
   return list;
 }
 
+/** `*` (any origin, the default), `false` (none), or a comma list of origins (`https://app.example.com`). */
+function parseCorsOrigins(text: string, ctx: z.RefinementCtx): CorsOrigins {
+  const value = text.trim();
+  if (value === '*') return '*';
+  if (value.toLowerCase() === 'false') return false;
+  const origins: string[] = [];
+  for (const entry of value.split(',').map((each) => each.trim()).filter(Boolean)) {
+    let origin: string | undefined;
+    try {
+      const url = new URL(entry);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === entry.replace(/\/+$/, '')) origin = url.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not an origin: write scheme://host[:port], e.g. https://app.example.com` });
+    } else {
+      origins.push(origin);
+    }
+  }
+  return origins;
+}
+
 /**
  * Requests served at once before the excess gets a fast 503. Measured on 2 cores: creates on PostgreSQL reach their
  * highest throughput (about 1,900/s) by 64 in flight; past that only their latency grows (README, "Reliability").
@@ -120,6 +143,7 @@ const Environment = z.object({
   PETSTORE_STAGING_URL: z.preprocess(unsetIfEmpty, baseUrl.optional()),
   PETSTORE_TRUST_PROXY: z.preprocess(unsetIfEmpty, z.string().transform(parseTrustProxy).default(false)),
   PETSTORE_REDIRECTS: z.preprocess(unsetIfEmpty, z.string().transform(parseRedirects).default([])),
+  PETSTORE_CORS_ORIGINS: z.preprocess(unsetIfEmpty, z.string().transform(parseCorsOrigins).default('*')),
   PETSTORE_METRICS_PORT: z.preprocess(unsetIfEmpty, integer(0, 65535).optional()),
   PETSTORE_LOG_LEVEL: z.preprocess(
     unsetIfEmpty,
@@ -164,6 +188,8 @@ function toConfig(env: z.output<typeof Environment>) {
     localUrl,
     trustProxy: env.PETSTORE_TRUST_PROXY,
     redirects: env.PETSTORE_REDIRECTS,
+    /** Origins allowed to call from a browser: `*`, `false`, or a list. */
+    corsOrigins: env.PETSTORE_CORS_ORIGINS,
     /** Port of the metrics listener on HOST; undefined: no metrics listener. */
     metricsPort: env.PETSTORE_METRICS_PORT,
     logLevel: env.PETSTORE_LOG_LEVEL,

@@ -1,11 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { operations, PetStoreError, type CountedRequest } from '@petstore/core';
-import { contextOf, sendJson } from '@petstore/http';
+import { JSON_CONTENT_TYPE, type NodeHandler, type RequestContext } from '@petstore/http';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { requestLine } from './request-line.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** Writes a JSON body; the metrics listener's own answers. */
+function sendJson(res: ServerResponse, status: number, payload: string, headers: Record<string, string> = {}) {
+  res.writeHead(status, { ...headers, 'content-type': JSON_CONTENT_TYPE, 'content-length': String(Buffer.byteLength(payload)) });
+  res.end(payload);
+}
 
 /** The counts of a `pg` pool, read when metrics are scraped. */
 interface PoolCounts {
@@ -14,8 +20,6 @@ interface PoolCounts {
   waitingCount: number;
 }
 
-/** The route label of a request: the template the edge matched, or `unmatched`, so clients cannot grow labels. */
-const routeOf = (req: IncomingMessage) => contextOf(req)?.route ?? 'unmatched';
 
 /**
  * Request logs (one JSON line per request: id, method, route, status, duration, key id; never a key, an
@@ -99,18 +103,18 @@ export function createObservability(options: { logger: Logger }) {
       }
     },
     /** For the handlers: logs server faults with their cause; client errors are in the request line already. */
-    onError(error: PetStoreError, req: IncomingMessage) {
+    onError(error: PetStoreError, ctx: RequestContext) {
       if (error.status < 500) return;
-      const reqId = contextOf(req)?.requestId;
-      logger.error({ reqId, method: req.method, route: routeOf(req), code: error.code, err: error.cause ?? error }, 'request failed');
+      const { requestId: reqId, method, route } = ctx;
+      logger.error({ reqId, method, route, code: error.code, err: error.cause ?? error }, 'request failed');
     },
     /** Wraps the service's handler: logs and counts each request when its response is done. */
-    wrap(handler: Handler): Handler {
+    wrap(handler: NodeHandler): Handler {
       return (req, res) => {
         const started = process.hrtime.bigint();
         res.once('finish', () => {
           const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-          const ctx = contextOf(req);
+          const ctx = handler.contextOf(req);
           const route = ctx?.route ?? 'unmatched';
           const method = req.method ?? 'GET';
           requests.inc({ method, route, status: res.statusCode });

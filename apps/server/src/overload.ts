@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PetStoreError } from '@petstore/core';
-import { sendJson } from '@petstore/http';
+import { JSON_CONTENT_TYPE } from '@petstore/http';
 import type { Logger } from 'pino';
 
 /** What {@link createOverloadGuard} is built from. */
@@ -72,7 +72,13 @@ export function createOverloadGuard(options: OverloadOptions) {
         watchEpisode(tooMany ? 'requests in flight' : 'event-loop lag');
         // The body is not read: drop it rather than keep the socket busy with it.
         req.resume();
-        sendJson(res, 503, SHED_BODY, { 'retry-after': '1', 'cache-control': 'no-store' });
+        res.writeHead(503, {
+          'content-type': JSON_CONTENT_TYPE,
+          'content-length': String(SHED_BODY.length),
+          'retry-after': '1',
+          'cache-control': 'no-store',
+        });
+        res.end(SHED_BODY);
         return false;
       }
       inFlight += 1;

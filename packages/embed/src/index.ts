@@ -1,5 +1,8 @@
 export { openDatabase, restoreDataDir, type DatabaseOptions, type OpenDatabase } from './open-database.js';
 export { openRedis } from './open-redis.js';
 export { openPetStore, type OpenPetStoreOptions, type OpenPetStore, type ConfiguredApiKey } from './open-pet-store.js';
-export { createHttpHandler, type HttpHandler, type HttpHandlerOptions, type HostRedirect } from './create-http-handler.js';
+export { createHttpHandler, type HttpHandlerOptions } from './create-http-handler.js';
+export { createFetchHandler, type FetchHandler } from './create-fetch-handler.js';
+export { createServicePipeline, type HandlerOptions, type HostRedirect } from './create-pipeline.js';
+export type { NodeHandler, CorsOrigins, FetchConnection } from '@petstore/http';
 export type { TrustProxy } from '@petstore/http';

@@ -19,13 +19,11 @@ export interface PublishedAt {
   redirects?: readonly HostRedirect[] | undefined;
 }
 
-/** The scheme, host and mount a request arrived with, as the edge trusts them. */
+/** The scheme and host a request arrived with, as the edge trusts them. */
 export interface Arrival {
   scheme: 'http' | 'https';
   /** Well-formed, lower case; undefined when missing or malformed. */
   host: string | undefined;
-  /** The path a framework mounted the handler under (`/petstore` in Express), or ''. */
-  mount: string;
   /** The address and port the request reached this server on, as `host:port`. */
   local: () => string;
 }
@@ -43,9 +41,9 @@ function lastSegment(basePath: string): string {
 /**
  * The rule of DECISIONS "Proxies and hosts" for links: the request's host only when it is one of the service's own
  * (the public and staging addresses, the targets of host redirects), else the public address; with no public address
- * (development), any well-formed host. Returns the absolute base address of an API mounted at `basePath` (as
- * `req.url` shows it): the configured address with the API's own last segment (`/v1`, `/trpc`), or in development
- * the request's scheme, host, mount and base path.
+ * (development), any well-formed host. Returns the absolute base address of an API at `basePath` (as the client's
+ * path has it): the configured address with the API's own last segment (`/v1`, `/trpc`), or in development the
+ * request's scheme, host and base path.
  * @example createLinkBase({ publicUrl: 'https://api.example.com/v1' })(arrival, '/trpc') // 'https://api.example.com/trpc'
  */
 export function createLinkBase(published: PublishedAt): (arrival: Arrival, basePath: string) => string {
@@ -54,7 +52,7 @@ export function createLinkBase(published: PublishedAt): (arrival: Arrival, baseP
     .map((url) => ({ host: new URL(url).host.toLowerCase(), parent: parentOf(url) }));
   const publicParent = own[0]?.parent;
   if (publicParent === undefined) {
-    return ({ scheme, host, mount, local }, basePath) => `${scheme}://${host ?? local()}${mount}${basePath}`;
+    return ({ scheme, host, local }, basePath) => `${scheme}://${host ?? local()}${basePath}`;
   }
   const parents = new Map(own.map(({ host, parent }) => [host, parent]));
   const publicPath = new URL(publicParent).pathname.replace(/\/+$/, '');

@@ -1,5 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PetStoreError } from '@petstore/core';
+import type { StandardRequest } from './standard.js';
 
 /** The largest request body accepted: 64 KiB. */
 export const BODY_LIMIT = 65_536;
@@ -7,16 +7,6 @@ export const BODY_LIMIT = 65_536;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 const JSON_MEDIA_TYPE = /^application\/json[ \t]*(?:;|$)/i;
 const CHARSET = /;[ \t]*charset[ \t]*=[ \t]*"?([^";, \t]*)/i;
-
-function declaredLength(req: IncomingMessage): number | undefined {
-  const header = req.headers['content-length'];
-  return header === undefined ? undefined : Number(header);
-}
-
-function hasBody(req: IncomingMessage): boolean {
-  const length = declaredLength(req);
-  return length === undefined ? req.headers['transfer-encoding'] !== undefined : length > 0;
-}
 
 /**
  * Whether a `Content-Type` is JSON the service reads: `application/json`, any case, parameters allowed, UTF-8 only.
@@ -32,39 +22,23 @@ function isIdentityEncoding(encoding: string | undefined): boolean {
   return encoding === undefined || encoding.trim().toLowerCase() === 'identity';
 }
 
-/**
- * Discards a request body that will not be read. A body that may be large (chunked or over the limit) also closes
- * the connection after the response, so nobody can stream into a discarded request.
- * @example discardBody(req, res); sendError(res, error)
- */
-export function discardBody(req: IncomingMessage, res: ServerResponse): void {
-  if (req.complete || req.readableEnded || !hasBody(req)) return;
-  const length = declaredLength(req);
-  if (length === undefined || !(length <= BODY_LIMIT)) res.setHeader('connection', 'close');
-  req.resume();
-}
-
-function tooLarge(req: IncomingMessage, res: ServerResponse): PetStoreError {
-  res.setHeader('connection', 'close');
-  req.resume();
-  return new PetStoreError('payload_too_large');
-}
+const tooLarge = () => new PetStoreError('payload_too_large');
 
 /**
  * Reads a JSON request body of at most 64 KiB; `undefined` when there is none. Throws 413 `payload_too_large`,
- * 415 `unsupported_media_type` or 400 `malformed_json`; on any of them the rest of the body is discarded.
- * @example const body = await readJsonBody(req, res)
+ * 415 `unsupported_media_type` or 400 `malformed_json`.
+ * @example const body = await readJsonBody(request)
  */
-export async function readJsonBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
-  if (!hasBody(req)) return undefined;
-  const length = declaredLength(req);
-  if (length !== undefined && !(length <= BODY_LIMIT)) throw tooLarge(req, res);
-  if (!isJsonMediaType(req.headers['content-type']) || !isIdentityEncoding(req.headers['content-encoding'])) {
-    discardBody(req, res);
+export async function readJsonBody(request: StandardRequest): Promise<unknown> {
+  if (!request.hasBody()) return undefined;
+  const declared = request.header('content-length');
+  if (declared !== undefined && !(Number(declared) <= BODY_LIMIT)) throw tooLarge();
+  if (!isJsonMediaType(request.header('content-type')) || !isIdentityEncoding(request.header('content-encoding'))) {
     throw new PetStoreError('unsupported_media_type');
   }
-  if (req.readableEnded) return alreadyParsed(req);
-  const bytes = await collect(req, res);
+  const parsed = request.parsed;
+  if (parsed) return parsed.body;
+  const bytes = await request.readBody(BODY_LIMIT, tooLarge);
   if (bytes.length === 0) return undefined;
   let text: string;
   try {
@@ -77,46 +51,4 @@ export async function readJsonBody(req: IncomingMessage, res: ServerResponse): P
   } catch {
     throw new PetStoreError('malformed_json');
   }
-}
-
-/** A body parser in front of the handler (e.g. `express.json()`) consumed the stream; its result is all that is left. */
-function alreadyParsed(req: IncomingMessage): unknown {
-  const parsed = (req as { body?: unknown }).body;
-  if (parsed === undefined) throw new Error('The request body was consumed before the REST handler could read it.');
-  return parsed;
-}
-
-function collect(req: IncomingMessage, res: ServerResponse): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onError);
-    };
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > BODY_LIMIT) {
-        cleanup();
-        chunks.length = 0;
-        reject(tooLarge(req, res));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
-    };
-    const onError = (error?: unknown) => {
-      cleanup();
-      reject(error instanceof Error ? error : new Error('The request was aborted.'));
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onError);
-  });
 }

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import type { Endpoint } from './endpoint.js';
+import { resourceResponse } from '@petstore/http';
 import type { OpenApiDocumentCache } from './openapi/openapi-endpoint.js';
+import type { RestResource } from './rest-codec.js';
 import type { RouteDefinition } from './router.js';
-import { sendResource } from '@petstore/http';
 
 /** Redoc's standalone bundle, copied into dist/docs-assets at build time (scripts/copy-docs-assets.mjs). */
 const ASSETS_DIR = new URL('../dist/docs-assets/', import.meta.url);
@@ -54,11 +54,11 @@ function contentSecurityPolicy(connect: readonly string[]): string {
   ].join('; ');
 }
 
-function assetEndpoint(file: string, contentType: string): Endpoint {
+function assetEndpoint(file: string, contentType: string): RestResource {
   let body: Buffer | undefined;
-  return async (_req, res) => {
+  return async () => {
     body ??= Buffer.from((await readFile(new URL(file, ASSETS_DIR), 'utf8')).replaceAll(REMOTE_LOGO, EMPTY_IMAGE));
-    sendResource(res, contentType, body, { 'cache-control': ASSET_CACHE });
+    return resourceResponse(contentType, body, { 'cache-control': ASSET_CACHE });
   };
 }
 
@@ -66,19 +66,15 @@ function assetEndpoint(file: string, contentType: string): Endpoint {
  * The routes of the human docs (`/docs/`, rendered by Redoc from this package's own files), relative to the base path.
  * @example createRouter([...operationRoutes, ...docsRoutes(cache)])
  */
-export function docsRoutes(document: OpenApiDocumentCache): RouteDefinition<Endpoint>[] {
-  const page: Endpoint = (req, res) =>
-    sendResource(res, 'text/html; charset=utf-8', PAGE, {
+export function docsRoutes(document: OpenApiDocumentCache): RouteDefinition<RestResource>[] {
+  const page: RestResource = (request) =>
+    resourceResponse('text/html; charset=utf-8', PAGE, {
       'cache-control': 'no-cache',
-      'content-security-policy': contentSecurityPolicy(document.serverOrigins(req)),
+      'content-security-policy': contentSecurityPolicy(document.serverOrigins(request)),
       'referrer-policy': 'no-referrer',
     });
-  const redirect: Endpoint = (_req, res, ctx) => {
-    res.writeHead(301, { location: 'docs/', 'content-length': '0', 'x-request-id': ctx.requestId });
-    res.end();
-  };
-  const init: Endpoint = (_req, res) =>
-    sendResource(res, 'text/javascript; charset=utf-8', INIT, { 'cache-control': 'no-cache' });
+  const redirect: RestResource = () => ({ status: 301, headers: { location: 'docs/' }, body: undefined });
+  const init: RestResource = () => resourceResponse('text/javascript; charset=utf-8', INIT, { 'cache-control': 'no-cache' });
   return [
     { method: 'GET', path: '/docs', endpoint: redirect },
     { method: 'GET', path: '/docs/', endpoint: page },

@@ -47,15 +47,19 @@ describe.each(testDatabases)('mounting the REST handler on $name', (database) =>
   });
   afterAll(() => close());
 
-  it('works in Express under /petstore, with links that keep the mount, and passes other paths on', async () => {
+  it('works in Express under /petstore, with links that keep the mount, and passes paths it does not serve on', async () => {
     const app = express();
-    app.use('/petstore', createRestHandler({ store }));
+    app.use('/petstore', createRestHandler({ store, basePath: '/petstore/v1' }));
     app.get('/petstore/elsewhere', (_req, res) => void res.send('express'));
+    app.get('/petstore/v1/elsewhere', (_req, res) => void res.send('express under v1'));
     const server = await listen(app);
     try {
       await roundTrip(`${server.url}/petstore/v1`, auth, 'sold');
       expect(await (await fetch(`${server.url}/petstore/elsewhere`)).text()).toBe('express');
-      await expectError(await fetch(`${server.url}/petstore/v1/elsewhere`), 404, 'not_found');
+      expect(await (await fetch(`${server.url}/petstore/v1/elsewhere`)).text()).toBe('express under v1');
+      const unknown = await fetch(`${server.url}/petstore/v1/nowhere`);
+      expect(unknown.status).toBe(404);
+      expect(unknown.headers.get('content-type')).toMatch(/^text\/html/); // Express's own 404: next() was reached
       const docs = await fetch(`${server.url}/petstore/v1/docs`);
       expect(docs.url).toBe(`${server.url}/petstore/v1/docs/`);
       expect(docs.status).toBe(200);

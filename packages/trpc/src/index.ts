@@ -4,5 +4,7 @@ export type { Context } from './context.js';
 export { procedures, procedureAt, type ProcedureDefinition } from './procedures.js';
 export type { ProcedureMeta } from './procedure-meta.js';
 export { createTrpcHandler, type TrpcHandlerOptions } from './http/trpc-handler.js';
+export { createTrpcCodec, type TrpcCodecOptions } from './http/trpc-codec.js';
+export { trpcErrorShape, type TrpcErrorShape } from './errors/trpc-envelope.js';
 export { formatError, type PetStoreErrorData } from './errors/error-formatter.js';
 export { petStoreErrorOf, toTrpcError } from './errors/error-mapping.js';

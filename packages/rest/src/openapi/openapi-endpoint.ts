@@ -1,14 +1,13 @@
-import type { IncomingMessage } from 'node:http';
-import { JSON_CONTENT_TYPE, sendResource } from '@petstore/http';
-import type { Endpoint } from '../endpoint.js';
+import { JSON_CONTENT_TYPE, resourceResponse, type StandardRequest } from '@petstore/http';
+import type { RestResource } from '../rest-codec.js';
 import type { OpenApiServers } from './document-types.js';
 
 /** The OpenAPI document for a request, built and serialised on first use for each set of servers. */
 export interface OpenApiDocumentCache {
   /** The serialised document. */
-  json(req: IncomingMessage): Buffer;
+  json(req: StandardRequest): Buffer;
   /** Origins of the document's absolute `servers`, which the docs page may call. */
-  serverOrigins(req: IncomingMessage): readonly string[];
+  serverOrigins(req: StandardRequest): readonly string[];
 }
 
 /** How many sets of servers keep a built document: one when configured, one per local address in development. */
@@ -34,14 +33,14 @@ function originsOf(document: object): string[] {
  * Builds the document once per set of servers, on first use. The servers come from configuration (or, in
  * development, the address the server listens on), never from a request's `Host`, so no client can make the service
  * build documents. A failure is not cached, so the next request tries again.
- * @example const cache = cacheOpenApiDocument(createOpenApiDocument, (req) => edge.servers(req, '/v1')); cache.json(req)
+ * @example const cache = cacheOpenApiDocument(createOpenApiDocument, (request) => edge.servers(request, '/v1')); cache.json(request)
  */
 export function cacheOpenApiDocument(
   build: (options: { servers: OpenApiServers }) => object,
-  serversOf: (req: IncomingMessage) => OpenApiServers,
+  serversOf: (req: StandardRequest) => OpenApiServers,
 ): OpenApiDocumentCache {
   const cached = new Map<string, { json: Buffer; origins: readonly string[] }>();
-  const load = (req: IncomingMessage) => {
+  const load = (req: StandardRequest) => {
     const servers = serversOf(req);
     const key = `${servers.production} ${servers.staging ?? ''}`;
     let entry = cached.get(key);
@@ -58,8 +57,8 @@ export function cacheOpenApiDocument(
 
 /**
  * Serves the OpenAPI document; it needs no key and carries no rate-limit headers.
- * @example routes.push({ method: 'GET', path: '/openapi.json', endpoint: createOpenApiEndpoint(cache) })
+ * @example routes.push({ method: 'GET', path: '/openapi.json', endpoint: openApiResource(cache) })
  */
-export function createOpenApiEndpoint(document: OpenApiDocumentCache): Endpoint {
-  return (req, res) => sendResource(res, JSON_CONTENT_TYPE, document.json(req), { 'cache-control': 'no-cache' });
+export function openApiResource(document: OpenApiDocumentCache): RestResource {
+  return (request) => resourceResponse(JSON_CONTENT_TYPE, document.json(request), { 'cache-control': 'no-cache' });
 }

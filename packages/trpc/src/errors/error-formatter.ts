@@ -1,8 +1,8 @@
 import type { TRPCDefaultErrorShape, TRPCError } from '@trpc/server';
-import { trpcErrorShape } from '@petstore/http';
+import { trpcErrorShape } from './trpc-envelope.js';
 import { petStoreErrorOf } from './error-mapping.js';
 
-export type { PetStoreErrorData } from '@petstore/http';
+export type { PetStoreErrorData } from './trpc-envelope.js';
 
 /**
  * The router's `errorFormatter`: the edge's one tRPC error shape (the Error body at `data.error`, its message on

@@ -19,7 +19,7 @@ export interface TrpcErrorShape {
 }
 
 /**
- * The tRPC error shape of a PetStoreError: the one rendering of errors under `/trpc`, used by the fast path and by
+ * The tRPC error shape of a PetStoreError: the one rendering of errors under `/trpc`, used by the codec and by
  * the router's `errorFormatter` alike.
  * @example trpcErrorShape(new PetStoreError('not_found'), 'pets.get').data.httpStatus // 404
  */

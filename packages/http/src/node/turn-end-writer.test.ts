@@ -1,8 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendJson } from './send.js';
-import { isAnswered, writeAtTurnEnd } from './write-at-turn-end.js';
+import { createTurnEndWriter } from './turn-end-writer.js';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -19,21 +18,23 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 
 const ok = (body: string) => ({ 'content-type': 'text/plain', 'content-length': String(body.length) });
 
-describe('writeAtTurnEnd', () => {
-  it('writes a response when the event-loop turn ends, not before, and marks it answered at once', async () => {
+describe('a turn-end writer', () => {
+  it('writes a response when the event-loop turn ends, not before', async () => {
     const seen: string[] = [];
+    const writeAtTurnEnd = createTurnEndWriter();
     const url = await serve((_req, res) => {
       writeAtTurnEnd(res, 200, ok('hello'), 'hello');
-      seen.push(`queued: sent=${res.headersSent} answered=${isAnswered(res)}`);
+      seen.push(`queued: sent=${res.headersSent}`);
       queueMicrotask(() => seen.push(`same turn: sent=${res.headersSent}`));
       setImmediate(() => seen.push(`turn over: sent=${res.headersSent}`));
     });
     const response = await fetch(url);
     expect(await response.text()).toBe('hello');
-    expect(seen).toEqual(['queued: sent=false answered=true', 'same turn: sent=false', 'turn over: sent=true']);
+    expect(seen).toEqual(['queued: sent=false', 'same turn: sent=false', 'turn over: sent=true']);
   });
 
   it('writes every response queued in one turn, in one flush', async () => {
+    const writeAtTurnEnd = createTurnEndWriter();
     const waiting: ServerResponse[] = [];
     let sentBetween: boolean | undefined;
     const url = await serve((_req, res) => {
@@ -48,6 +49,7 @@ describe('writeAtTurnEnd', () => {
   });
 
   it('a response whose headers cannot be written costs that response only, never the process or the others', async () => {
+    const writeAtTurnEnd = createTurnEndWriter();
     const waiting: ServerResponse[] = [];
     const url = await serve((_req, res) => {
       waiting.push(res);
@@ -69,12 +71,3 @@ describe('writeAtTurnEnd', () => {
   });
 });
 
-describe('sendJson', () => {
-  it('a second answer to one request closes the connection instead of writing twice', async () => {
-    const url = await serve((_req, res) => {
-      sendJson(res, 200, '{"first":true}');
-      sendJson(res, 500, '{"second":true}');
-    });
-    await expect(fetch(url).then((r) => r.text())).rejects.toThrow();
-  });
-});

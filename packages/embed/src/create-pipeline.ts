@@ -1,0 +1,53 @@
+import { PetStoreError, type PetStore } from '@petstore/core';
+import {
+  createEdge,
+  createPipeline,
+  errorResponse,
+  jsonResponse,
+  normalizeBasePath,
+  type CorsOrigins,
+  type EdgeOptions,
+  type Pipeline,
+  type RequestContext,
+} from '@petstore/http';
+import { createRestCodec } from '@petstore/rest';
+import { createTrpcCodec } from '@petstore/trpc';
+
+export type { HostRedirect } from '@petstore/http';
+
+/** Where the service is published, where it is mounted, whom it trusts, and who hears of errors. */
+export interface HandlerOptions extends EdgeOptions {
+  /**
+   * The path the whole surface is mounted under (`/petstore`): `${basePath}/v1`, `${basePath}/trpc`,
+   * `${basePath}/healthz`; links, the OpenAPI `servers` and the docs page follow it. Default ''.
+   */
+  basePath?: string | undefined;
+  /** Origins allowed to call from a browser: `*` (the default), a list, or `false`. */
+  cors?: CorsOrigins | undefined;
+  /** Told of every error answered by REST or tRPC, with its cause and the request's context (for logging 500s). */
+  onError?: ((error: PetStoreError, ctx: RequestContext) => void) | undefined;
+}
+
+const OK = JSON.stringify({ status: 'ok' });
+
+/**
+ * The whole HTTP surface on the one pipeline: REST under `/v1` (with `openapi.json` and `/docs`), tRPC under `/trpc`,
+ * `GET /healthz` (readiness: 200 while the database answers, 503 when it does not) and `GET /livez` (liveness).
+ * @example const pipeline = createServicePipeline(store, { basePath: '/petstore' })
+ */
+export function createServicePipeline(store: PetStore, options: HandlerOptions = {}): Pipeline {
+  const basePath = normalizeBasePath(options.basePath);
+  const edge = createEdge(options);
+  const rest = createRestCodec({ prefix: '/v1', basePath, edge });
+  const trpc = createTrpcCodec({ store, prefix: '/trpc', basePath, restPrefix: '/v1' });
+  const ready = async () =>
+    (await store.isHealthy().catch(() => false)) ? jsonResponse(200, OK) : errorResponse(new PetStoreError('unavailable'));
+  return createPipeline({
+    ...options,
+    basePath,
+    edge,
+    store,
+    codecs: [rest, trpc],
+    resources: { '/healthz': ready, '/livez': () => jsonResponse(200, OK) },
+  });
+}

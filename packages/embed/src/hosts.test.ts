@@ -1,0 +1,179 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { createPetStore, createQuota, encodeCursor, type ClosableQuota, type PetStore } from '@petstore/core';
+import { testDatabases } from '@petstore/testing';
+import type { AppRouter } from '@petstore/trpc';
+import { createTRPCClient, httpBatchLink, httpLink, TRPCClientError } from '@trpc/client';
+import express from 'express';
+import Fastify from 'fastify';
+import { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFetchHandler } from './create-fetch-handler.js';
+import { createHttpHandler } from './create-http-handler.js';
+
+type Pet = { id: number; name: string; categoryId: number; status: string };
+
+async function listening(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const close = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+
+/**
+ * What every host must get right under its prefix: REST list, create (Location), the next-page Link, get with its
+ * deprecation headers and successor link, errors in the Error body, and tRPC with end-to-end types.
+ */
+async function checkSurface(root: string, apiKey: string, status: 'sold' | 'pending') {
+  const auth = { authorization: `Bearer ${apiKey}` };
+  const base = `${root}/v1`;
+  const created: Pet[] = [];
+  for (const name of ['Rex', 'Bo']) {
+    const response = await fetch(`${base}/pets`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name, categoryId: 7, status }),
+    });
+    expect(response.status).toBe(201);
+    const pet = (await response.json()) as Pet;
+    expect(response.headers.get('location')).toBe(`${base}/pets/${pet.id}`);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('300');
+    created.push(pet);
+  }
+  const after = encodeCursor(created[0]!.id - 1);
+  const first = await fetch(`${base}/pets?status=${status}&limit=1&cursor=${after}`, { headers: auth });
+  expect(await first.json()).toEqual([created[0]]);
+  const next = /^<([^>]+)>; rel="next"$/.exec(first.headers.get('link') ?? '')?.[1];
+  expect(next).toBe(`${base}/pets?status=${status}&limit=1&cursor=${encodeCursor(created[0]!.id)}`);
+  expect(await (await fetch(next!, { headers: auth })).json()).toEqual([created[1]]);
+  const get = await fetch(`${base}/pets/${created[0]!.id}`, { headers: auth });
+  expect(get.status).toBe(200);
+  expect(get.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+  expect(get.headers.get('link')).toBe(`<${base}/pets>; rel="successor-version"`);
+  const missing = await fetch(`${base}/pets`, { headers: {} });
+  expect(missing.status).toBe(401);
+  expect(await missing.json()).toMatchObject({ code: 'missing_api_key', status: 401 });
+  const document = (await (await fetch(`${base}/openapi.json`)).json()) as { servers: { url: string }[] };
+  expect(document.servers[0]!.url).toBe(base);
+
+  const headers = () => auth;
+  for (const link of [httpLink({ url: `${root}/trpc`, headers }), httpBatchLink({ url: `${root}/trpc`, headers })]) {
+    const client = createTRPCClient<AppRouter>({ links: [link] });
+    const pets = await client.pets.list.query({ status, limit: 2, cursor: after });
+    expect(pets.map((pet) => pet.id)).toEqual(created.map((pet) => pet.id));
+    const error = await client.pets.get.query({ petId: 999_999_999 }).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(TRPCClientError);
+    expect((error as TRPCClientError<AppRouter>).data).toMatchObject({ httpStatus: 404, error: { code: 'not_found' } });
+  }
+}
+
+describe.each(testDatabases)('hosts mounting the store under /petstore on $name', (database) => {
+  let store: PetStore;
+  let apiKey: string;
+  let quota: ClosableQuota;
+  let closeDatabase: () => Promise<void>;
+  beforeAll(async () => {
+    const opened = await database.open();
+    closeDatabase = opened.close;
+    quota = createQuota({ store: 'memory' });
+    store = createPetStore({ db: opened.db, isUnavailable: opened.isUnavailable, quota });
+    apiKey = (await store.apiKeys.create({ plan: 'pro' })).key;
+  });
+  afterAll(async () => {
+    await quota.close();
+    await closeDatabase();
+  });
+
+  it('works in Express 5, where paths it does not serve reach the host\'s next handlers', async () => {
+    const app = express();
+    app.get('/hello', (_req, res) => void res.json({ host: 'express' }));
+    app.use('/petstore', createHttpHandler(store, { basePath: '/petstore' }));
+    app.get('/petstore/extra', (_req, res) => void res.json({ host: 'extra' }));
+    app.use((_req: express.Request, res: express.Response) => void res.status(404).json({ host: 'not found' }));
+    const server = createServer(app);
+    const root = await listening(server);
+    try {
+      await checkSurface(`${root}/petstore`, apiKey, 'sold');
+      expect(await (await fetch(`${root}/hello`)).json()).toEqual({ host: 'express' });
+      expect(await (await fetch(`${root}/petstore/extra`)).json()).toEqual({ host: 'extra' });
+      const unknown = await fetch(`${root}/petstore/v1/orders`);
+      expect({ status: unknown.status, body: await unknown.json() }).toEqual({ status: 404, body: { host: 'not found' } });
+      expect(await (await fetch(`${root}/petstore/healthz`)).json()).toEqual({ status: 'ok' });
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('works in Fastify 5 under a prefix, with the host\'s own JSON routes still parsing bodies', async () => {
+    const app = Fastify();
+    const handler = createHttpHandler(store, { basePath: '/petstore' });
+    app.post('/echo', async (request) => ({ echoed: request.body }));
+    await app.register(
+      async (scope) => {
+        // Only in this scope: the store reads its own bodies.
+        scope.removeAllContentTypeParsers();
+        scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+        scope.all('/*', (request, reply) => {
+          reply.hijack();
+          handler(request.raw, reply.raw);
+        });
+      },
+      { prefix: '/petstore' },
+    );
+    const root = await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      await checkSurface(`${root}/petstore`, apiKey, 'pending');
+      const echo = await fetch(`${root}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+      expect(await echo.json()).toEqual({ echoed: { a: 1 } });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('works in Hono on @hono/node-server through the Fetch handler, beside the host\'s own routes', async () => {
+    const handler = createFetchHandler(store, { basePath: '/petstore' });
+    const app = new Hono();
+    app.get('/hello', (c) => c.json({ host: 'hono' }));
+    app.all('/petstore/*', (c) => handler(c.req.raw));
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    await new Promise((resolve) => server.once('listening', resolve));
+    const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      await checkSurface(`${root}/petstore`, apiKey, 'sold');
+      expect(await (await fetch(`${root}/hello`)).json()).toEqual({ host: 'hono' });
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('answers a Next.js-style route handler given a Request, reading a streamed body without Content-Length', async () => {
+    const handler = createFetchHandler(store, { basePath: '/api/petstore' });
+    const POST = (request: Request) => handler(request);
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name":"Streamed",'));
+        controller.enqueue(new TextEncoder().encode('"categoryId":3}'));
+        controller.close();
+      },
+    });
+    const response = await POST(
+      new Request('https://app.example.com/api/petstore/v1/pets', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    expect(response.status).toBe(201);
+    const pet = (await response.json()) as Pet;
+    expect(pet).toMatchObject({ name: 'Streamed', categoryId: 3, status: 'available' });
+    expect(response.headers.get('location')).toBe(`https://app.example.com/api/petstore/v1/pets/${pet.id}`);
+    const outside = await handler(new Request('https://app.example.com/elsewhere'));
+    expect(outside.status).toBe(404);
+  });
+});

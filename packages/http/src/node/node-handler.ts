@@ -1,0 +1,88 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Pipeline } from '../pipeline.js';
+import { BODY_LIMIT } from '../read-json-body.js';
+import type { RequestContext } from '../request-context.js';
+import type { StandardRequest, StandardResponse } from '../standard.js';
+import { fromNodeRequest } from './node-request.js';
+import { createTurnEndWriter } from './turn-end-writer.js';
+
+/** How the node adapter writes responses. */
+export interface NodeAdapterOptions {
+  /**
+   * Write the responses finished in one event-loop turn together when the turn ends (see turn-end-writer.ts): fewer
+   * wake-ups of busy clients, measured on the service's own server. Off by default: a host sees each response
+   * written when the handler is done with it.
+   */
+  writeAtTurnEnd?: boolean | undefined;
+}
+
+/** A `node:http` request handler; `next`, when given (Express), receives the requests the handler does not own. */
+export type NodeHandler = ((req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void) & {
+  /** The context of a request this handler served (request id, route, key id), for logs wrapped around it. */
+  contextOf(req: IncomingMessage): RequestContext | undefined;
+};
+
+type Write = (res: ServerResponse, status: number, headers: Record<string, string>, body: string | Uint8Array | undefined) => void;
+
+const writeNow: Write = (res, status, headers, body) => {
+  res.writeHead(status, headers);
+  res.end(body);
+};
+
+/** Leaves an unread body behind: drained, and the connection closed when it may be large. */
+function discard(req: IncomingMessage, request: StandardRequest & { bodyRead: boolean }, headers: Record<string, string>) {
+  if (request.bodyRead || req.complete || req.readableEnded || !request.hasBody()) return;
+  const length = request.header('content-length');
+  if (length === undefined || !(Number(length) <= BODY_LIMIT)) headers['connection'] = 'close';
+  req.resume();
+}
+
+/**
+ * The pipeline as a `node:http` handler, for `http.createServer`, Express (`app.use`) and Fastify (raw request and
+ * reply). No Fetch objects are made on this path.
+ * @example http.createServer(toNodeHandler(pipeline))
+ */
+export function toNodeHandler(pipeline: Pipeline, options: NodeAdapterOptions = {}): NodeHandler {
+  const write: Write = options.writeAtTurnEnd ? createTurnEndWriter() : writeNow;
+  const requests = new WeakMap<IncomingMessage, StandardRequest>();
+  const answered = new WeakSet<ServerResponse>();
+
+  function send(req: IncomingMessage, res: ServerResponse, request: StandardRequest & { bodyRead: boolean }, response: StandardResponse) {
+    if (answered.has(res) || res.headersSent || res.destroyed) {
+      res.destroy();
+      return;
+    }
+    answered.add(res);
+    const { headers, body } = response;
+    discard(req, request, headers);
+    if (response.closeConnection) headers['connection'] = 'close';
+    if (body instanceof ReadableStream) {
+      res.writeHead(response.status, headers);
+      Readable.fromWeb(body as import('node:stream/web').ReadableStream).pipe(res);
+      return;
+    }
+    if (response.status !== 204 && response.status !== 304) {
+      headers['content-length'] = String(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+    }
+    write(res, response.status, headers, body);
+  }
+
+  const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
+    const request = fromNodeRequest(req, res);
+    requests.set(req, request);
+    pipeline.handle(request, { fallThrough: next !== undefined }).then(
+      (result) => {
+        if (result === undefined) return next ? next() : undefined;
+        if (result !== 'answered') send(req, res, request, result);
+      },
+      (error: unknown) => res.destroy(error as Error),
+    );
+  };
+  return Object.assign(handler, {
+    contextOf: (req: IncomingMessage) => {
+      const request = requests.get(req);
+      return request && pipeline.contextOf(request);
+    },
+  });
+}

@@ -1,0 +1,99 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { PeerInfo, StandardRequest } from '../standard.js';
+
+type HostRequest = IncomingMessage & { originalUrl?: unknown; body?: unknown };
+
+/** Reads the body of a node request: its chunks until the end, refusing past `limit`. */
+function collect(req: IncomingMessage, limit: number, tooLarge: () => Error): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) {
+        cleanup();
+        chunks.length = 0;
+        req.resume();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+    };
+    const onError = (error?: unknown) => {
+      cleanup();
+      reject(error instanceof Error ? error : new Error('The request was aborted.'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onError);
+  });
+}
+
+/** A {@link StandardRequest} over a node request; every field is read only when asked for. */
+class NodeRequest implements StandardRequest {
+  readonly method: string;
+  readonly url: string;
+  #peer: PeerInfo | undefined;
+  /** Whether the pipeline started reading the body (so the adapter need not drain it). */
+  bodyRead = false;
+
+  constructor(
+    readonly req: HostRequest,
+    readonly raw: { node: { req: IncomingMessage; res: ServerResponse } } | undefined,
+  ) {
+    this.method = req.method ?? 'GET';
+    // Express strips the mount path from `url` and keeps the whole target in its documented `originalUrl`.
+    this.url = typeof req.originalUrl === 'string' ? req.originalUrl : (req.url ?? '/');
+  }
+
+  header(name: string): string | undefined {
+    const value = this.req.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  }
+
+  get peer(): PeerInfo {
+    if (this.#peer) return this.#peer;
+    const socket = this.req.socket as Partial<TLSSocket> | null;
+    const localAddress = socket?.localAddress;
+    const local =
+      localAddress === undefined ? undefined : `${localAddress.includes(':') ? `[${localAddress}]` : localAddress}:${socket?.localPort ?? 80}`;
+    return (this.#peer = { address: socket?.remoteAddress, encrypted: Boolean(socket?.encrypted), local });
+  }
+
+  hasBody(): boolean {
+    const length = this.req.headers['content-length'];
+    return length === undefined ? this.req.headers['transfer-encoding'] !== undefined : Number(length) > 0;
+  }
+
+  get parsed(): { body: unknown } | undefined {
+    return this.req.readableEnded && this.req.body !== undefined ? { body: this.req.body } : undefined;
+  }
+
+  readBody(limit: number, tooLarge: () => Error): Promise<Uint8Array> {
+    this.bodyRead = true;
+    if (this.req.readableEnded) {
+      return Promise.reject(new Error('The request body was consumed before the handler could read it.'));
+    }
+    return collect(this.req, limit, tooLarge);
+  }
+}
+
+/**
+ * The standard request of a `node:http` request (Express and Fastify's raw request included), read lazily.
+ * @example const request = fromNodeRequest(req); request.header('authorization')
+ */
+export function fromNodeRequest(req: IncomingMessage, res?: ServerResponse): StandardRequest & { readonly bodyRead: boolean } {
+  return new NodeRequest(req, res ? { node: { req, res } } : undefined);
+}

@@ -1,0 +1,162 @@
+import { PetStoreError, toPetStoreError, type PetStore } from '@petstore/core';
+import type { CallResult, Codec, CodecMatch } from './codec.js';
+import { createCors, type CorsOrigins } from './cors.js';
+import { createEdge, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
+import { splitTarget } from './request-target.js';
+import { errorResponse } from './respond.js';
+import type { StandardRequest, StandardResponse } from './standard.js';
+
+/** A resource served at a fixed path beside the codecs (`/healthz`), for GET and HEAD, with no key. */
+export type Resource = (ctx: RequestContext) => Promise<StandardResponse> | StandardResponse;
+
+/** What {@link createPipeline} is built from. */
+export interface PipelineOptions extends EdgeOptions {
+  store: PetStore;
+  /** The wire formats, each under its prefix (`/v1`, `/trpc`). */
+  codecs: readonly Codec<any>[];
+  /** Resources at fixed paths beside the codecs, relative to the base path (`/healthz`). */
+  resources?: Readonly<Record<string, Resource>>;
+  /** Where the whole surface is mounted (`/petstore`); paths outside it are not the pipeline's. Default ''. */
+  basePath?: string;
+  /** The edge the codecs were built with; built from the other options when absent. */
+  edge?: Edge;
+  /** Origins allowed to call from a browser. Default `*`. */
+  cors?: CorsOrigins;
+  /** Told of every error answered, with the request's context (for logging 500s with their cause). */
+  onError?: (error: PetStoreError, ctx: RequestContext) => void;
+}
+
+/** How one request ended: a response to write, one already written by a codec, or not the pipeline's (`next`). */
+export type PipelineResult = StandardResponse | 'answered' | undefined;
+
+/** The one request pipeline of every host and codec. */
+export interface Pipeline {
+  /**
+   * Serves a request: context once, host redirects, CORS, the codec's match, the core's one entry per call, the
+   * codec's encoding, and the headers every answer carries. With `fallThrough`, paths it does not own (outside the
+   * base path, or unknown under it) resolve to undefined for the host's next handler; else they get 404.
+   */
+  handle(request: StandardRequest, options?: { fallThrough?: boolean }): Promise<PipelineResult>;
+  /** The context of the request being served, for layers that log it (request id, route, key id). */
+  contextOf(request: StandardRequest): RequestContext | undefined;
+  readonly edge: Edge;
+}
+
+/**
+ * Normalises a base path: '' or `/segment…` without a trailing slash.
+ * @example normalizeBasePath('petstore/') // '/petstore'
+ */
+export function normalizeBasePath(basePath = ''): string {
+  const trimmed = basePath.replace(/\/+$/, '');
+  return trimmed === '' || trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+const isUnder = (path: string, prefix: string) =>
+  prefix === '' || (path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 47));
+
+/**
+ * Builds the pipeline from the store and the codecs.
+ * @example const pipeline = createPipeline({ store, codecs: [createRestCodec(…), createTrpcCodec(…)] })
+ */
+export function createPipeline(options: PipelineOptions): Pipeline {
+  const { store, codecs, onError } = options;
+  const basePath = normalizeBasePath(options.basePath);
+  const edge = options.edge ?? createEdge(options);
+  const cors = createCors(options.cors ?? '*');
+  const resources = new Map(Object.entries(options.resources ?? {}));
+  const contexts = new WeakMap<StandardRequest, RequestContext>();
+
+  const failed = (error: unknown, ctx: RequestContext) => {
+    const failure = toPetStoreError(error);
+    if (failure.meta.keyId !== undefined) ctx.keyId = failure.meta.keyId;
+    onError?.(failure, ctx);
+    return failure;
+  };
+
+  async function call(codec: Codec, match: Extract<CodecMatch<unknown>, { kind: 'calls' }>, ctx: RequestContext) {
+    const run = async (one: (typeof match.calls)[number]): Promise<CallResult> => {
+      if ('failure' in one) return { ok: false, error: failed(one.failure, ctx) };
+      return store.call(one.operationId, one.readInput, ctx).then(
+        (outcome) => {
+          if (outcome.meta.keyId !== undefined) ctx.keyId = outcome.meta.keyId;
+          return { ok: true, outcome };
+        },
+        (error: unknown) => ({ ok: false, error: failed(error, ctx) }),
+      );
+    };
+    const results = match.calls.length === 1 ? [await run(match.calls[0]!)] : await Promise.all(match.calls.map(run));
+    return codec.encode(match.plan, results, ctx);
+  }
+
+  async function refuse(codec: Codec, ctx: RequestContext, error: PetStoreError, allow?: string) {
+    let failure = error;
+    try {
+      failure.meta = { ...(await store.meter(ctx)), ...failure.meta };
+    } catch (meterError) {
+      failure = toPetStoreError(meterError);
+    }
+    const response = codec.encodeError(failed(failure, ctx), ctx);
+    if (allow !== undefined && failure === error) response.headers['allow'] = allow;
+    return response;
+  }
+
+  async function serve(request: StandardRequest, ctx: RequestContext, path: string, query: string, fallThrough: boolean) {
+    const resource = resources.get(path);
+    if (resource) {
+      ctx.route = `${basePath}${path}`;
+      if (request.method === 'GET' || request.method === 'HEAD') return resource(ctx);
+      const response = errorResponse(failed(new PetStoreError('method_not_allowed'), ctx));
+      response.headers['allow'] = 'GET, HEAD';
+      return response;
+    }
+    const codec = codecs.find((candidate) => isUnder(path, candidate.prefix));
+    if (!codec) return fallThrough ? undefined : errorResponse(failed(new PetStoreError('not_found'), ctx));
+    const inner = path.slice(codec.prefix.length);
+    if (cors.isPreflight(request)) {
+      const methods = codec.allows(inner, query);
+      if (methods !== undefined) return cors.preflight(request, methods);
+    }
+    const match = codec.match(request, inner, query, ctx);
+    switch (match.kind) {
+      case 'calls':
+        ctx.route = match.route;
+        return call(codec, match, ctx);
+      case 'resource': {
+        ctx.route = match.route;
+        const headers: Record<string, string> = { 'x-request-id': ctx.requestId };
+        cors.decorate(request, headers);
+        return match.serve(ctx, headers);
+      }
+      case 'refuse':
+        ctx.route = match.route;
+        return refuse(codec, ctx, match.error, match.allow);
+      case 'missing':
+        return fallThrough ? undefined : refuse(codec, ctx, new PetStoreError('not_found'));
+    }
+  }
+
+  async function handle(request: StandardRequest, { fallThrough = false } = {}): Promise<PipelineResult> {
+    const { path, query } = splitTarget(request.url);
+    if (!isUnder(path, basePath)) {
+      if (fallThrough) return undefined;
+    }
+    const ctx = edge.context(request);
+    contexts.set(request, ctx);
+    let response: PipelineResult;
+    try {
+      response =
+        edge.redirect(request, ctx) ??
+        (isUnder(path, basePath)
+          ? await serve(request, ctx, path.slice(basePath.length), query, fallThrough)
+          : errorResponse(failed(new PetStoreError('not_found'), ctx)));
+    } catch (error) {
+      response = errorResponse(failed(error, ctx));
+    }
+    if (response === undefined || response === 'answered') return response;
+    response.headers['x-request-id'] = ctx.requestId;
+    cors.decorate(request, response.headers);
+    return response;
+  }
+
+  return Object.freeze({ handle, contextOf: (request: StandardRequest) => contexts.get(request), edge });
+}

@@ -1,0 +1,148 @@
+import { parse, type ParsedUrlQuery } from 'node:querystring';
+import { operations, PetStoreError, type OperationDefinition, type OperationId } from '@petstore/core';
+import {
+  errorResponse,
+  jsonResponse,
+  jsonText,
+  readJsonBody,
+  responseHeaders,
+  type Codec,
+  type Edge,
+  type Links,
+  type RequestContext,
+  type StandardRequest,
+  type StandardResponse,
+} from '@petstore/http';
+import { docsRoutes } from './docs.js';
+import { httpInput } from './http-input.js';
+import { inputSources } from './input-sources.js';
+import { nextPageUrl } from './links.js';
+import { createOpenApiDocument } from './openapi/create-openapi-document.js';
+import { cacheOpenApiDocument, openApiResource } from './openapi/openapi-endpoint.js';
+import { createRouter, type RouteDefinition } from './router.js';
+
+/** What {@link createRestCodec} is built from. */
+export interface RestCodecOptions {
+  /** Where the REST API sits under the handler's base path; default '/v1'. */
+  prefix?: string;
+  /** The handler's base path (`/petstore`), for links and the document's servers. Default ''. */
+  basePath?: string;
+  /** Serve `openapi.json` and the docs page under the prefix (no key needed); default true. */
+  docs?: boolean;
+  /** The edge of the pipeline, for the document's servers. */
+  edge: Edge;
+}
+
+/** A resource route of REST: the document, the docs page and its assets. */
+export type RestResource = (request: StandardRequest, ctx: RequestContext) => StandardResponse | Promise<StandardResponse>;
+
+type Route =
+  | {
+      kind: 'operation';
+      label: string;
+      operationId: OperationId;
+      op: OperationDefinition;
+      readInput: (request: StandardRequest, params: Record<string, string>, query: string, plan: Plan) => () => unknown;
+      createdPath: string | undefined;
+    }
+  | { kind: 'resource'; label: string; serve: RestResource };
+
+/** What one request's encoding needs: its route, and the query it was read with (for the next page's link). */
+interface Plan {
+  route: Extract<Route, { kind: 'operation' }>;
+  query: ParsedUrlQuery | undefined;
+}
+
+/** Where a created resource can be fetched: `${path}/` when a GET operation serves `${path}/{id}`. */
+function createdPathOf(operation: OperationDefinition): string | undefined {
+  if (operation.successStatus !== 201) return undefined;
+  const prefix = `${operation.path}/`;
+  const isItemOf = (other: OperationDefinition) =>
+    other.method === 'GET' && other.path.startsWith(prefix) && /^\{[^/{}]+\}$/.test(other.path.slice(prefix.length));
+  return Object.values(operations).some(isItemOf) ? prefix : undefined;
+}
+
+/** How REST reads an operation's input: path placeholders, then the query (GET, DELETE) or the JSON body. */
+function inputReader(op: OperationDefinition): Extract<Route, { kind: 'operation' }>['readInput'] {
+  const sources = inputSources(op);
+  const fromStrings = httpInput(op.input);
+  const withPath = (params: Record<string, string>, input: unknown) =>
+    sources.path.length === 0
+      ? input
+      : input === undefined || (input !== null && typeof input === 'object' && !Array.isArray(input))
+        ? { ...(input as object), ...fromStrings(params) }
+        : input;
+  return sources.body
+    ? (request, params) => async () => withPath(params, await readJsonBody(request))
+    : (_request, params, query, plan) => () => withPath(params, fromStrings((plan.query = parse(query))));
+}
+
+/**
+ * REST under `/v1` as a codec of the pipeline: the operations' routes (paths and query strings, JSON bodies), the
+ * Error body, `Location` and the `Link` header; `openapi.json` and the docs page beside them.
+ * @example createPipeline({ store, codecs: [createRestCodec({ edge })] })
+ */
+export function createRestCodec(options: RestCodecOptions): Codec<Plan> {
+  const prefix = options.prefix ?? '/v1';
+  const apiBase = `${options.basePath ?? ''}${prefix}`;
+  const routes: RouteDefinition<Route>[] = (Object.entries(operations) as [OperationId, OperationDefinition][]).map(
+    ([operationId, op]) => ({
+      method: op.method,
+      path: op.path,
+      endpoint: {
+        kind: 'operation',
+        label: `${apiBase}${op.path}`,
+        operationId,
+        op,
+        readInput: inputReader(op),
+        createdPath: createdPathOf(op),
+      },
+    }),
+  );
+  if (options.docs !== false) {
+    const document = cacheOpenApiDocument(createOpenApiDocument, (request) => options.edge.servers(request, apiBase));
+    const resource = (path: string, serve: RestResource): Route => ({ kind: 'resource', label: `${apiBase}${path}`, serve });
+    routes.push({ method: 'GET', path: '/openapi.json', endpoint: resource('/openapi.json', openApiResource(document)) });
+    for (const docs of docsRoutes(document)) routes.push({ ...docs, endpoint: resource('/docs', docs.endpoint) });
+  }
+  const router = createRouter(routes);
+
+  const encodeError = (error: PetStoreError, ctx: RequestContext) =>
+    errorResponse(error, error.meta.deprecation ? { baseUrl: ctx.linkBase(apiBase) } : undefined);
+
+  return {
+    prefix,
+    match(request, path, query) {
+      const match = router.match(request.method, path);
+      if (match === undefined) return { kind: 'missing' };
+      if (match.endpoint === undefined) {
+        return { kind: 'refuse', route: `${apiBase}${match.path}`, error: new PetStoreError('method_not_allowed'), allow: match.allow };
+      }
+      const route = match.endpoint;
+      if (route.kind === 'resource') return { kind: 'resource', route: route.label, serve: (ctx) => route.serve(request, ctx) };
+      const plan: Plan = { route, query: undefined };
+      const readInput = route.readInput(request, match.params, query, plan);
+      return { kind: 'calls', route: route.label, calls: [{ operationId: route.operationId, readInput }], plan };
+    },
+    allows(path) {
+      const match = router.match('OPTIONS', path);
+      return match?.endpoint === undefined ? match?.allow : undefined;
+    },
+    encode({ route, query }, [result], ctx) {
+      if (!result!.ok) return encodeError(result!.error, ctx);
+      const { data, meta } = result!.outcome;
+      const links: Links = {};
+      let location: string | undefined;
+      if (meta.deprecation || meta.nextCursor !== undefined || route.createdPath !== undefined) {
+        const baseUrl = ctx.linkBase(apiBase);
+        links.baseUrl = baseUrl;
+        if (meta.nextCursor !== undefined) links.nextUrl = nextPageUrl(baseUrl, route.op.path, query ?? {}, meta.nextCursor);
+        if (route.createdPath !== undefined) location = `${baseUrl}${route.createdPath}${(data as { id: number }).id}`;
+      }
+      const headers = responseHeaders(meta, links);
+      if (location !== undefined) headers['location'] = location;
+      return jsonResponse(route.op.successStatus, jsonText(data), headers);
+    },
+    encodeError,
+  };
+}
