@@ -37,6 +37,7 @@ export {
 } from './auth/api-key-store.js';
 export { createAuthenticator, invalidApiKey, type Authenticator, type KeyVerdict } from './auth/authenticator.js';
 export { plans, PLAN_NAMES, type PlanName, type Limits } from './auth/plans.js';
+export { quotaSubject, type Principal, type QuotaSubject } from './auth/principal.js';
 export { IdempotencyKey } from './idempotency/idempotency-key.js';
 export {
   createIdempotencyStore,

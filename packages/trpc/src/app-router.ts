@@ -1,11 +1,21 @@
-import { petsRouter } from './pets-router.js';
-import { router } from './trpc.js';
+import { createPetsRouter } from './create-pets-router.js';
+import { procedure, router } from './trpc.js';
+
+/** The pets procedures of the service's own tRPC API: the very procedures a host mounts in its own server. */
+const pets = createPetsRouter(procedure, {
+  store: (ctx) => ctx.store,
+  principal: (ctx) => ctx.request,
+  url: (ctx) => ctx.trpcUrl,
+});
 
 /**
  * The whole tRPC API: `pets.list`, `pets.page`, `pets.create`, `pets.get`.
  * @example createTRPCClient<AppRouter>({ links: [httpLink({ url: 'http://localhost:3000/trpc' })] })
  */
-export const appRouter = router({ pets: petsRouter });
+export const appRouter = router({ pets: pets.procedures });
+
+/** The headers of the pets calls of a request to {@link appRouter}, for the adapter's `responseMeta`. */
+export const appResponseMeta = pets.responseMeta;
 
 /**
  * The router's type, for typed clients.

@@ -1,10 +1,19 @@
 export { appRouter, procedurePaths, type AppRouter } from './app-router.js';
-export { petsRouter } from './pets-router.js';
+export {
+  createPetsRouter,
+  PetsPage,
+  type Caller,
+  type PetsProcedures,
+  type PetsRouter,
+  type PetsRouterOptions,
+  type PrincipalHook,
+  type RequestBearingContext,
+} from './create-pets-router.js';
+export { withPetStoreErrors } from './errors/with-pet-store-errors.js';
 export type { Context } from './context.js';
 export { procedures, procedureAt, type ProcedureDefinition } from './procedures.js';
-export type { ProcedureMeta } from './procedure-meta.js';
 export { createTrpcHandler, type TrpcHandlerOptions } from './http/trpc-handler.js';
 export { createTrpcCodec, type TrpcCodecOptions } from './http/trpc-codec.js';
 export { trpcErrorShape, type TrpcErrorShape } from './errors/trpc-envelope.js';
 export { formatError, type PetStoreErrorData } from './errors/error-formatter.js';
-export { petStoreErrorOf, toTrpcError } from './errors/error-mapping.js';
+export { petStoreErrorOf, petStoreErrorIn, toTrpcError } from './errors/error-mapping.js';

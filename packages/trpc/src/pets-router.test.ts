@@ -1,27 +1,16 @@
 import { operations } from '@petstore/core';
 import { describe, expect, it } from 'vitest';
-import { petsRouter } from './pets-router.js';
+import { appRouter } from './app-router.js';
 
-describe('the pets router', () => {
-  it('has one procedure per operation, named and described by its definition', () => {
-    const procedures = petsRouter._def.procedures as Record<
-      string,
-      { _def: { type: string; meta?: { openapi?: object } } }
-    >;
+describe('the pets procedures of the service\'s own router', () => {
+  it('has one procedure per operation, named by its definition, a mutation exactly when it writes, and page', () => {
+    const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { type: string } }>;
     expect(Object.keys(procedures).sort()).toEqual(
-      [...Object.values(operations).map((op) => op.procedure), 'page'].sort()
+      [...Object.values(operations).map((op) => `pets.${op.procedure}`), 'pets.page'].sort(),
     );
-    expect(procedures.page!._def.meta?.openapi).toBeUndefined();
     for (const op of Object.values(operations)) {
-      const procedure = procedures[op.procedure]!;
-      expect(procedure._def.type).toBe(op.method === 'GET' ? 'query' : 'mutation');
-      expect(procedure._def.meta?.openapi).toMatchObject({
-        method: op.method,
-        path: op.path,
-        operationId: op.operationId,
-        deprecated: op.deprecation !== undefined,
-        protect: true,
-      });
+      expect(procedures[`pets.${op.procedure}`]!._def.type).toBe(op.writes ? 'mutation' : 'query');
     }
+    expect(procedures['pets.page']!._def.type).toBe('query');
   });
 });

@@ -59,8 +59,9 @@ export interface OperationDefinition<Input extends z.ZodType = z.ZodType, Output
 }
 
 /**
- * Declares an operation, keeping its input and output types.
+ * Declares an operation, keeping its input and output types, its procedure name and whether it writes.
  * @example export const getPet = defineOperation({ operationId: 'getPet', …, run: (input, { pets }) => … })
  */
-export const defineOperation = <I extends z.ZodType, O extends z.ZodType>(op: OperationDefinition<I, O>) =>
-  Object.freeze(op);
+export const defineOperation = <I extends z.ZodType, O extends z.ZodType, const P extends string, const W extends boolean>(
+  op: OperationDefinition<I, O> & { readonly procedure: P; readonly writes: W },
+) => Object.freeze(op);

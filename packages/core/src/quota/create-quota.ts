@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ApiKeyRecord } from '../auth/api-key-store.js';
+import type { QuotaSubject } from '../auth/principal.js';
 import { systemClock, type Clock } from '../clock.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import type { Quota } from '../service/quota.js';
@@ -111,7 +111,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
         ? coalesced(createRedisCounters(config.client, config.keyPrefix))
         : createMemoryCounters();
 
-  async function consumeKey(key: ApiKeyRecord): Promise<RateLimitWindow[]> {
+  async function consumeKey(key: QuotaSubject): Promise<RateLimitWindow[]> {
     const now = clock.now();
     const { perMinute, perDay } = key.limits;
     const minuteKey = `m:${key.id}:${windowIndex(now, MINUTE_MS)}`;

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import { createApiKeyStore, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store.js';
 import { createAuthenticator, invalidApiKey } from '../auth/authenticator.js';
+import { plans } from '../auth/plans.js';
+import { quotaSubject, type Principal } from '../auth/principal.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { GetPetInput, ListPetsInput, NewPet, Pet } from '../domain/pet-schemas.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
@@ -19,6 +21,11 @@ import type { ResponseMeta } from './response-meta.js';
 export interface CallContext {
   /** The API key (the bearer token), as sent. */
   apiKey?: string | undefined;
+  /**
+   * A caller the host authenticated itself, counted under its own plan instead of a key (`apiKey` is then ignored).
+   * Its calls take no `Idempotency-Key` and are left out of the deprecated-usage inventory, which are per API key.
+   */
+  principal?: Principal | undefined;
   /** The client's address, for the limit on requests without a valid key. */
   clientAddress?: string | undefined;
   /**
@@ -75,6 +82,8 @@ export interface PetStore {
 /** A request counted against a quota: by its key when valid, else by its address; `refusal` when over a limit. */
 export interface CountedRequest {
   key: ApiKeyRecord | undefined;
+  /** The principal a host named, when the request was counted against one. */
+  principal?: Principal;
   /** The operation called, when the request names one. */
   operationId?: OperationId;
   refusal?: PetStoreError;
@@ -162,10 +171,23 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     return key;
   }
 
+  /** Counts a request against the principal a host named: no key to verify, no address rule (it is no guess). */
+  async function countPrincipal(principal: Principal, meta: ResponseMeta, operationId?: OperationId): Promise<void> {
+    meta.principalId = principal.id;
+    meta.rateLimit = await quota
+      .consumeKey(quotaSubject(principal, plans))
+      .catch((error: unknown) => {
+        if (error instanceof PetStoreError && error.status === 429) onRequestCounted?.({ key: undefined, principal, operationId, refusal: error });
+        throw error;
+      });
+    onRequestCounted?.({ key: undefined, principal, operationId });
+  }
+
   async function meter(context: CallContext): Promise<ResponseMeta> {
     const meta: ResponseMeta = {};
     try {
-      await count(context, meta);
+      if (context.principal) await countPrincipal(context.principal, meta);
+      else await count(context, meta);
       return meta;
     } catch (error) {
       throw failure(error, meta);
@@ -175,15 +197,17 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   async function call(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<any>> {
     const meta: ResponseMeta = {};
     try {
-      const key = await count(context, meta, operationId);
-      if (!key) {
+      const { principal } = context;
+      const key = principal ? undefined : await count(context, meta, operationId);
+      if (principal) await countPrincipal(principal, meta, operationId);
+      else if (!key) {
         throw context.apiKey === undefined
           ? new PetStoreError('missing_api_key')
           : invalidApiKey(await authenticator.explain(context.apiKey));
       }
       const op = operations[operationId];
       if (op.deprecation) {
-        deprecatedUsage.record(key.id, operationId);
+        if (key) deprecatedUsage.record(key.id, operationId);
         meta.deprecation = op.deprecation;
         if (clock.now() >= op.deprecation.sunset.getTime()) {
           throw new PetStoreError(
@@ -192,7 +216,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
           );
         }
       }
-      const idempotencyKey = op.writes ? context.idempotencyKey : undefined;
+      const idempotencyKey = op.writes && key ? context.idempotencyKey : undefined;
       const input = validateWithIdempotencyKey(op.input, await readInput(), idempotencyKey);
       const handle = (repository: PetRepository) =>
         (op as OperationDefinition).run(input, { pets: repository, meta, cached: pages.get });
@@ -202,7 +226,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
         return { data, meta };
       }
       const result = await idempotency.run(
-        { apiKeyId: key.id, key: idempotencyKey, operationId, input, status: op.successStatus },
+        { apiKeyId: key!.id, key: idempotencyKey, operationId, input, status: op.successStatus },
         (trx) => handle(createPetRepository(trx)),
       );
       if (result.replayed) meta.replayed = true;

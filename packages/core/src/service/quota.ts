@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../auth/api-key-store.js';
+import type { QuotaSubject } from '../auth/principal.js';
 import type { RateLimitWindow } from './response-meta.js';
 
 /**
@@ -6,7 +6,8 @@ import type { RateLimitWindow } from './response-meta.js';
  * throws a PetStoreError (`rate_limited`, `api_key_banned`, `unavailable`) when the request may not proceed.
  */
 export interface Quota {
-  consumeKey(key: ApiKeyRecord): Promise<RateLimitWindow[]>;
+  /** Counts a request of an API key or a principal against its limits. */
+  consumeKey(key: QuotaSubject): Promise<RateLimitWindow[]>;
   consumeAddress(address: string): Promise<RateLimitWindow[]>;
   /** Throws the address's 429, as `consumeAddress` would, while the address is over its limit; counts nothing. */
   checkAddress(address: string): Promise<void>;

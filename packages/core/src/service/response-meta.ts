@@ -29,4 +29,6 @@ export interface ResponseMeta {
   replayed?: boolean;
   /** The id of the API key the request was verified as (for logs). */
   keyId?: number;
+  /** The id of the principal a host named as the caller (for logs). */
+  principalId?: string;
 }

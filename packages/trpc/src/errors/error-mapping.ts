@@ -50,3 +50,14 @@ export function toTrpcError(error: unknown): TRPCError {
   if (error instanceof TRPCError && error.cause === failure && error.code === code) return error;
   return new TRPCError({ code, message: failure.message, cause: failure });
 }
+
+/**
+ * The PetStoreError a failure carries, if any: the error itself, or the cause of the TRPCError tRPC wrapped it in
+ * (in a pets procedure, or thrown by a host's own procedure). Undefined for every other error.
+ * @example petStoreErrorIn(new TRPCError({ code: 'UNAUTHORIZED' })) // undefined
+ */
+export function petStoreErrorIn(error: unknown): PetStoreError | undefined {
+  if (error instanceof PetStoreError) return error;
+  if (error instanceof TRPCError && error.cause instanceof PetStoreError) return error.cause;
+  return undefined;
+}

@@ -17,7 +17,7 @@ import {
 } from '@petstore/http';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
-import { appRouter } from '../app-router.js';
+import { appResponseMeta, appRouter } from '../app-router.js';
 import type { Context } from '../context.js';
 import { petStoreErrorOf } from '../errors/error-mapping.js';
 import { trpcErrorShape } from '../errors/trpc-envelope.js';
@@ -120,10 +120,16 @@ export function createTrpcCodec(options: TrpcCodecOptions): Codec<Plan> {
 
   /** tRPC's own handler, for what the codec does not serve (streamed batches). */
   async function delegate(request: StandardRequest, ctx: RequestContext, target: string, headers: Record<string, string>) {
-    const context: Context = { store, request: ctx, trpcUrl: ctx.linkBase(trpcBase), response: { meta: {} } };
+    const context: Context = { store, request: ctx, trpcUrl: ctx.linkBase(trpcBase) };
     const responseMeta = ({ errors }: { errors: readonly unknown[] }) => {
-      const meta = Object.assign({}, context.response.meta, ...errors.map((error) => petStoreErrorOf(error).meta));
-      return { headers: new Headers({ ...headersOf(ctx, meta, context.response.nextUrl), ...headers }) };
+      const pets = appResponseMeta({ ctx: context, errors }).headers;
+      const all = new Headers({ ...headersOf(ctx, {}), ...headers });
+      pets?.forEach((value, name) => all.set(name, value));
+      if (pets?.has('deprecation')) {
+        const successor = headersOf(ctx, Object.assign({}, ...errors.map((error) => petStoreErrorOf(error).meta)));
+        if (successor['link']) all.set('link', successor['link']);
+      }
+      return { headers: all };
     };
     const raw = request.raw;
     if (raw && 'node' in raw) {

@@ -1,0 +1,27 @@
+import type { TRPCDefaultErrorShape, TRPCError } from '@trpc/server';
+import { petStoreErrorIn } from './error-mapping.js';
+import { trpcErrorShape } from './trpc-envelope.js';
+
+/** What tRPC hands an `errorFormatter` (its context, input and path besides). */
+interface FormatterOptions {
+  shape: TRPCDefaultErrorShape;
+  error: TRPCError;
+}
+
+/**
+ * A host's `errorFormatter` that also knows the pets procedures' errors: a PetStoreError (from a pets procedure, or
+ * thrown in a host's own) gets the documented shape (the Error body at `data.error`, its status as `httpStatus`);
+ * every other error goes through the host's own formatter, or tRPC's default shape, unchanged.
+ * @example initTRPC.context<Ctx>().create({ errorFormatter: withPetStoreErrors(({ shape }) => shape) })
+ */
+export function withPetStoreErrors<TOptions extends FormatterOptions, TShape extends object = TRPCDefaultErrorShape>(
+  formatter?: (opts: TOptions) => TShape,
+) {
+  return (opts: TOptions): TShape => {
+    const base = (formatter ? formatter(opts) : opts.shape) as TShape & { data?: object };
+    const failure = petStoreErrorIn(opts.error);
+    if (!failure) return base;
+    const ours = trpcErrorShape(failure, opts.shape.data.path);
+    return { ...base, ...ours, data: { ...base.data, ...ours.data } };
+  };
+}
