@@ -45,7 +45,8 @@ node scripts/readme-snippets.mjs extract README.md "$consumer/src" || fail "the 
     npm install --no-audit --no-fund --no-package-lock --silent "$work"/petstore-*.tgz \
       "zod@$(version zod)" "kysely@$(version kysely)" "@trpc/server@$(version @trpc/server)" \
       "@trpc/client@$(version @trpc/client)" "typescript@$(version typescript)" "@types/node@$(version @types/node)" \
-      "express@$(version express)" "@types/express@$(version @types/express)" "fastify@$(version fastify)"
+      "express@$(version express)" "@types/express@$(version @types/express)" "fastify@$(version fastify)" \
+      "hono@$(version hono)" "@hono/node-server@$(version @hono/node-server)"
 ) || fail "the tarballs did not install into a scratch project"
 if (cd "$consumer" && npx --no-install tsc -p tsconfig.json); then
   node scripts/readme-snippets.mjs run "$consumer" || fail "a README snippet compiled but did not run as it says"

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const [command, first, second] = process.argv.slice(2);
 
@@ -55,10 +56,11 @@ async function run(project) {
   const key = `readme-key-${randomBytes(8).toString('hex')}`;
   await runToEnd(project, 'in-process', { PETSTORE_KEY: key });
   const auth = { authorization: `Bearer ${key}` };
-  for (const [name, api] of [
+  for (const [name, api, own] of [
     ['mount-node', '/v1'],
-    ['mount-express', '/petstore/v1'],
-    ['mount-fastify', '/v1'],
+    ['mount-express', '/petstore/v1', '/petstore/about'],
+    ['mount-fastify', '/petstore/v1'],
+    ['mount-hono', '/petstore/v1', '/hello'],
   ]) {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
@@ -66,14 +68,51 @@ async function run(project) {
     try {
       await waitFor(`${base}${api}/pets`, auth);
       await waitFor(`${base}${api}/docs/`);
+      if (own) await waitFor(`${base}${own}`);
       if (name === 'mount-node') await runToEnd(project, 'trpc-client', { PETSTORE_URL: base, PETSTORE_KEY: key });
-      console.log(`readme-snippets: ${name} serves ${api}/pets and ${api}/docs/`);
+      console.log(`readme-snippets: ${name} serves ${api}/pets and ${api}/docs/${own ? ` beside the host's ${own}` : ''}`);
     } finally {
       server.kill();
     }
   }
+  await checkNextRoute(project);
+  await checkHostTrpc(project);
+}
+
+/** The route handler module as Next.js would call it: one exported function per method, given a Request. */
+async function checkNextRoute(project) {
+  const route = await import(pathToFileURL(join(project, 'dist', 'next-route.js')).href);
+  const health = await route.GET(new Request('https://app.example.com/api/petstore/healthz'));
+  const refused = await route.GET(new Request('https://app.example.com/api/petstore/v1/pets'));
+  const body = await refused.json();
+  if (health.status !== 200 || refused.status !== 401 || body.code !== 'missing_api_key') {
+    throw new Error(`next-route answered ${health.status} and ${refused.status} ${JSON.stringify(body)}`);
+  }
+  console.log('readme-snippets: next-route answers /api/petstore/healthz and a 401 on /api/petstore/v1/pets');
+}
+
+/** The host's tRPC server: a logged-in user gets the pets procedures under its own quota; the host's errors stay its own. */
+async function checkHostTrpc(project) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = start(project, 'host-trpc', { PORT: String(port) });
+  try {
+    await waitFor(`${base}/hello`);
+    const list = await fetch(`${base}/pets.list?input=${encodeURIComponent('{}')}`, { headers: { 'x-user': 'alice' } });
+    const anonymous = await fetch(`${base}/pets.list?input=${encodeURIComponent('{}')}`);
+    const error = (await anonymous.json()).error;
+    if (list.status !== 200 || list.headers.get('x-ratelimit-limit') !== '60' || anonymous.status !== 401 || error?.data?.error) {
+      throw new Error(`host-trpc answered ${list.status} (limit ${list.headers.get('x-ratelimit-limit')}) and ${anonymous.status} ${JSON.stringify(error)}`);
+    }
+    console.log("readme-snippets: host-trpc serves pets.list per user (limit 60) and keeps the host's own 401");
+  } finally {
+    server.kill();
+  }
 }
 
 if (command === 'extract') await extract(first, second);
-else if (command === 'run') await run(first);
+else if (command === 'run') {
+  await run(first);
+  process.exit(0);
+}
 else throw new Error('usage: readme-snippets.mjs extract README DIR | run PROJECT');
