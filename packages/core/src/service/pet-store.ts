@@ -4,6 +4,7 @@ import { createAuthenticator, invalidApiKey } from '../auth/authenticator.js';
 import { systemClock, type Clock } from '../clock.js';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import type { GetPetInput, ListPetsInput, NewPet, Pet } from '../domain/pet-schemas.js';
+import { isDatabaseUnavailable } from '../errors/is-database-unavailable.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import { validateWithIdempotencyKey } from '../idempotency/idempotency-key.js';
 import { createIdempotencyStore } from '../idempotency/idempotency-store.js';
@@ -86,7 +87,7 @@ export interface PetStoreOptions {
   db: Kysely<Database>;
   /**
    * Whether a storage error means the database cannot be reached (503 `unavailable`) rather than a fault (500).
-   * Each driver knows its own: `openDatabase` of `@petstore/embed` supplies it. Default: never.
+   * Default: {@link isDatabaseUnavailable}, which knows what `pg` and PGlite say.
    */
   isUnavailable?: (error: unknown) => boolean;
   clock?: Clock;
@@ -108,7 +109,7 @@ export interface PetStoreOptions {
  */
 export function createPetStore(options: PetStoreOptions): PetStore {
   const { db, clock = systemClock, quota = unlimitedQuota, onRequestCounted, listCacheMs = 1000 } = options;
-  const isUnavailable = options.isUnavailable ?? (() => false);
+  const isUnavailable = options.isUnavailable ?? isDatabaseUnavailable;
   const pages = createPageCache<{ rows: readonly Pet[]; nextCursor: string | undefined }>(clock, listCacheMs);
   const pets: PetRepository = withBatchedInserts(createPetRepository(db), db);
   const apiKeys = createApiKeyStore(db, { clock });
@@ -152,6 +153,8 @@ export function createPetStore(options: PetStoreOptions): PetStore {
         ? error
         : new PetStoreError(isUnavailable(error) ? 'unavailable' : 'internal_error', undefined, { cause: error });
     failed.meta = { ...meta, ...failed.meta };
+    // An outage is brief or ends with a restart: the client may try again in a second (DECISIONS: at least 1).
+    if (failed.code === 'unavailable') failed.meta.retryAfter ??= 1;
     return failed;
   }
 
