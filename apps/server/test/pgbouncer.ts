@@ -66,6 +66,10 @@ export async function startPgBouncer(upstream: string, poolSize = 10): Promise<P
       `auth_file = ${join(dir, 'userlist.txt')}`,
       'pool_mode = transaction',
       `default_pool_size = ${poolSize}`,
+      // Hand out server connections in turn rather than the last one used, so that a client's consecutive
+      // transactions land on different server connections even when idle: what any state kept between them meets
+      // under load, made certain.
+      'server_round_robin = 1',
       'max_client_conn = 1000',
       'ignore_startup_parameters = extra_float_digits',
       '',
