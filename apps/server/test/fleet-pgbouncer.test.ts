@@ -147,3 +147,34 @@ describe.skipIf(unsupported)('migrations through PgBouncer in transaction poolin
     }
   });
 });
+
+describe.skipIf(unsupported)('PgBouncer with no server connection to give', () => {
+  it('answers 503 with Retry-After after its query_wait_timeout (5 s), never a hang', { timeout: 60_000 }, async () => {
+    const db = await scratchPostgres();
+    const bouncer = await startPgBouncer(db.url, 1);
+    const url = new URL(new URL(db.url).pathname, bouncer.url).toString();
+    const key = 'pooled-wait-key-0123456789';
+    const instance = await startProcess({ DATABASE_URL: url, PETSTORE_API_KEYS: `${key}:pro` });
+    // A slow transaction from elsewhere holds PgBouncer's one server connection.
+    const holder = new pg.Client({ connectionString: url });
+    holder.on('error', () => {});
+    await holder.connect();
+    await holder.query('begin');
+    try {
+      const started = Date.now();
+      const answer = await fetch(`${instance.url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+      const waited = Date.now() - started;
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toBe('1');
+      expect(waited).toBeGreaterThanOrEqual(4_500);
+      expect(waited).toBeLessThan(12_000);
+      await holder.query('commit');
+      await expect.poll(async () => (await fetch(`${instance.url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })).status, { timeout: 10_000 }).toBe(200);
+    } finally {
+      await holder.end().catch(() => {});
+      await instance.stop();
+      await bouncer.stop();
+      await db.drop();
+    }
+  });
+});

@@ -70,6 +70,8 @@ export async function startPgBouncer(upstream: string, poolSize = 10): Promise<P
       // transactions land on different server connections even when idle: what any state kept between them meets
       // under load, made certain.
       'server_round_robin = 1',
+      // As docs/deploying.md: a client waits at most 5 s for a server connection (pg's pool waits as long).
+      'query_wait_timeout = 5',
       'max_client_conn = 1000',
       'ignore_startup_parameters = extra_float_digits',
       '',
