@@ -70,7 +70,7 @@ describe.skipIf(!existsSync(executablePath))('a browser app on another origin', 
     try {
       const tab = context.pages()[0] ?? (await context.newPage());
       await tab.goto(appUrl);
-      const results = await tab.evaluate(() => (window as unknown as { results: Promise<Record<string, unknown>> }).results);
+      const results = await tab.evaluate(() => (globalThis as unknown as { results: Promise<Record<string, unknown>> }).results);
       expect(results).toMatchObject({
         listStatus: 200,
         remaining: expect.stringMatching(/^[0-9]+$/),

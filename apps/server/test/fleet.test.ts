@@ -1,89 +1,23 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { databaseUrl, openTestRedis, redisUrl, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { haproxyInstalled, send, startHaproxy, type Balancer } from './haproxy.js';
 import { runCli, startProcess, type ServerProcess } from './helpers.js';
-
-const haproxy = (() => {
-  try {
-    execFileSync('haproxy', ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const PUBLIC_URL = 'https://api.example.com/v1';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** One request through the balancer, from a chosen loopback address (so the balancer forwards that address). */
-function send(port: number, path: string, options: { method?: string; headers?: Record<string, string>; body?: string; from?: string } = {}) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers, localAddress: options.from ?? '127.0.0.1', agent: false },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject).end(options.body);
-  });
-}
-
-/** HAProxy in front of the instances: TLS would end here, so it says `https`; it appends the client's address. */
-function haproxyConfig(port: number, backends: number[]) {
-  return [
-    'global',
-    '  maxconn 2000',
-    'defaults',
-    '  mode http',
-    '  timeout connect 2s',
-    '  timeout client 30s',
-    '  timeout server 30s',
-    '  option forwardfor',
-    'frontend api',
-    `  bind 127.0.0.1:${port}`,
-    '  http-request set-header X-Forwarded-Proto https',
-    '  default_backend petstore',
-    'backend petstore',
-    '  balance roundrobin',
-    '  option httpchk GET /healthz',
-    '  http-check expect status 200',
-    ...backends.map((backend, i) => `  server petstore${i + 1} 127.0.0.1:${backend} check inter 500ms`),
-    '',
-  ].join('\n');
-}
-
 // With REDIS_URL (always in CI) the fleet keeps its quota counters in Redis, as a fleet that outgrew its database's
 // write rate would; without it, in PostgreSQL.
-describe.runIf(databaseUrl && haproxy)(`a fleet of three instances behind HAProxy, on one PostgreSQL${redisUrl ? ' and one Redis' : ''}`, () => {
+describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behind HAProxy, on one PostgreSQL${redisUrl ? ' and one Redis' : ''}`, () => {
   let db: Awaited<ReturnType<typeof scratchPostgres>>;
   let counters: Awaited<ReturnType<typeof openTestRedis>> | undefined;
-  let dir: string;
   let instances: ServerProcess[];
-  let balancer: ChildProcess;
+  let balancer: Balancer;
   let port: number;
   const env = () => ({ DATABASE_URL: db.url });
 
   beforeAll(async () => {
     db = await scratchPostgres();
-    dir = await mkdtemp(join(tmpdir(), 'petstore-fleet-'));
     counters = redisUrl ? await openTestRedis(`petstore_fleet_${randomBytes(6).toString('hex')}`) : undefined;
     const limiter: Record<string, string> = counters
       ? { PETSTORE_RATE_LIMIT_STORE: 'redis', REDIS_URL: redisUrl!, PETSTORE_REDIS_KEY_PREFIX: counters.keyPrefix }
@@ -91,23 +25,14 @@ describe.runIf(databaseUrl && haproxy)(`a fleet of three instances behind HAProx
     const settings = { ...env(), ...limiter, PETSTORE_TRUST_PROXY: 'true', PETSTORE_PUBLIC_URL: PUBLIC_URL };
     instances = [await startProcess(settings)];
     instances.push(...(await Promise.all([startProcess(settings), startProcess(settings)])));
-    port = await freePort();
-    const config = join(dir, 'haproxy.cfg');
-    await writeFile(config, haproxyConfig(port, instances.map((instance) => Number(new URL(instance.url).port))));
-    balancer = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    for (let i = 0; i < 100; i++) {
-      const ready = await send(port, '/healthz').then((r) => r.status === 200, () => false);
-      if (ready) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    balancer = await startHaproxy(instances.map((instance) => instance.url));
+    port = balancer.port;
   });
   afterAll(async () => {
-    balancer?.kill();
-    if (balancer?.exitCode === null) await once(balancer, 'exit');
+    await balancer?.stop();
     await Promise.all((instances ?? []).map((instance) => instance.stop()));
     await db?.drop();
     await counters?.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   const newKey = async (plan: string, label: string) => {

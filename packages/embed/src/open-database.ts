@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { Database } from '@petstore/core';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { isDatabaseUnavailable, type Database } from '@petstore/core';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { extract } from 'tar';
 import { builtFile, pgliteTemplate, TEMPLATE_FILE } from './pglite-template.js';
-import { isDatabaseUnavailable } from './storage/is-database-unavailable.js';
 import { createPGliteDialect } from './storage/pglite-dialect.js';
+import { createPostgresDialect } from './storage/postgres-dialect.js';
 
 const PGLITE_SETTINGS = {
   // PostgreSQL's defaults (128 MB of shared buffers, 64 MB for maintenance) would stay resident in PGlite's memory;
@@ -77,7 +77,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<OpenD
       // its next query fails (503) and the pool discards it on release.
       client.on('error', () => {});
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: createPostgresDialect({ pool }) });
     return { db, kind: 'postgres', pool, isUnavailable: isDatabaseUnavailable, close: () => db.destroy() };
   }
   const dataDir = options.dataDir ?? './.petstore-data';

@@ -1,5 +1,6 @@
 import { RateLimiterRes, type RateLimiterAbstract, type RateLimiterStoreAbstract } from 'rate-limiter-flexible';
 import { DependencyUnavailableError } from '../errors/dependency-unavailable.js';
+import { isDatabaseUnavailable } from '../errors/is-database-unavailable.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
 
 /** A counter's key and how long a new entry of it lives, in seconds. */
@@ -37,11 +38,14 @@ export interface Counters {
 /** The limiter's own limit, never reached: the quota compares counts with each key's limits itself. */
 export const COUNTER_CEILING = 2_147_483_647;
 
-/** A store failure as a 503; for a store other than the database, its cause names that store. */
+/**
+ * A store failure as a PetStoreError. On the database: 503 when it cannot be reached, 500 for any other error (a
+ * fault of ours, such as a statement it refuses). On another store (`redis`): a 503 whose cause names that store.
+ */
 export function failureOf(dependency: string | undefined) {
   return (error: unknown): never => {
-    const cause = dependency ? new DependencyUnavailableError(dependency, error) : error;
-    throw new PetStoreError('unavailable', undefined, { cause });
+    if (dependency) throw new PetStoreError('unavailable', undefined, { cause: new DependencyUnavailableError(dependency, error) });
+    throw new PetStoreError(isDatabaseUnavailable(error) ? 'unavailable' : 'internal_error', undefined, { cause: error });
   };
 }
 

@@ -139,12 +139,14 @@ describe.skipIf(!databaseUrl)('the quota on PostgreSQL', () => {
     await quota.close();
   });
 
-  it('never creates its table at run time', async () => {
+  it('never creates its table at run time: on a database never migrated it fails as a fault (500, 42P01)', async () => {
     const scratch = await scratchPostgres();
     const bare = await openDatabase({ databaseUrl: scratch.url });
     try {
       const quota = createQuota({ store: 'postgres', pool: bare.pool!, clock });
-      expect((await refusal(quota.consumeKey(freeKey(1)))).code).toBe('unavailable');
+      const error = await refusal(quota.consumeKey(freeKey(1)));
+      expect(error.code).toBe('internal_error');
+      expect(error.cause).toMatchObject({ code: '42P01' });
       const { rows } = await bare.pool!.query(`select to_regclass('rate_limits') as table`);
       expect(rows[0].table).toBeNull();
       await quota.close();

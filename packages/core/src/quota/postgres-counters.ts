@@ -1,27 +1,32 @@
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
-import { COUNTER_CEILING, countersOn, failureOf, type Counters } from './counters.js';
+import { failureOf, type Counters } from './counters.js';
 
 /**
  * The part of a `pg` Pool the quota uses: pass the pool itself.
  * @example createQuota({ store: 'postgres', pool: new pg.Pool({ connectionString }) })
  */
 export interface PostgresPoolLike {
-  query(config: { text: string; values?: unknown[]; name?: string }): Promise<{ rowCount: number | null; rows: unknown[] }>;
+  query(config: { text: string; values?: unknown[] }): Promise<{ rowCount: number | null; rows: unknown[] }>;
 }
 
-/** The table migration 002 creates, with the columns rate-limiter-flexible expects: key, points, expire (ms). */
+/** The table migration 002 creates: key, points, expire (ms since the epoch, wall clock). */
 export const RATE_LIMITS_TABLE = 'rate_limits';
 
-// One upsert per window, as rate-limiter-flexible writes them (an expired entry starts again from the amount), the
-// day's amount being the part of the minute's that fits: $1 minute key, $2 amount, $3 its expiry, $4 now, $5 day
-// key, $6 its expiry, $7 requests per minute.
+// Every statement is unnamed and runs alone (its own implicit transaction), so the counters work through PgBouncer in
+// transaction pooling: a named prepared statement lives on one server connection, and the next transaction may get
+// another (42P05 "already exists", 26000 "does not exist").
+
+// Adds $2 under $1; an expired entry starts again from $2 and lives until $3. $4 is now.
+const INCREMENT = `
+  insert into ${RATE_LIMITS_TABLE} as t values ($1::varchar, $2::integer, $3::bigint)
+  on conflict (key) do update set
+    points = case when t.expire <= $4::bigint then excluded.points else t.points + excluded.points end,
+    expire = case when t.expire <= $4::bigint then excluded.expire else t.expire end
+  returning points`;
+
+// The increment above per window, the day's amount being the part of the minute's that fits: $1 minute key, $2
+// amount, $3 its expiry, $4 now, $5 day key, $6 its expiry, $7 requests per minute.
 const INCREMENT_WINDOWS = `
-  with minute as (
-    insert into ${RATE_LIMITS_TABLE} as t values ($1::varchar, $2::integer, $3::bigint)
-    on conflict (key) do update set
-      points = case when t.expire <= $4::bigint then excluded.points else t.points + excluded.points end,
-      expire = case when t.expire <= $4::bigint then excluded.expire else t.expire end
-    returning points
+  with minute as (${INCREMENT}
   ), day as (
     insert into ${RATE_LIMITS_TABLE} as t
     select $5::varchar, least($2::integer, greatest(0, $7::integer - (minute.points - $2::integer))), $6::bigint from minute
@@ -32,42 +37,47 @@ const INCREMENT_WINDOWS = `
   )
   select minute.points as minute, day.points as day from minute, day`;
 
+const READ = `select points from ${RATE_LIMITS_TABLE} where key = $1::varchar and expire > $2::bigint`;
+
+const WRITE = `
+  insert into ${RATE_LIMITS_TABLE} values ($1::varchar, $2::integer, $3::bigint)
+  on conflict (key) do update set points = excluded.points, expire = excluded.expire`;
+
+const CLEAR_EXPIRED = `delete from ${RATE_LIMITS_TABLE} where expire < $1::bigint`;
+
 /**
  * Counters in the `rate_limits` table, shared by every instance on the database. Expired rows are deleted every
  * `clearExpiredEveryMs` by an unref'd timer that `close()` stops; the table itself comes from the migrations.
  * @example const counters = createPostgresCounters(pool, 300_000)
  */
 export function createPostgresCounters(pool: PostgresPoolLike, clearExpiredEveryMs = 300_000): Counters {
-  const limiter = new RateLimiterPostgres({
-    storeClient: pool,
-    storeType: 'pool',
-    tableName: RATE_LIMITS_TABLE,
-    tableCreated: true,
-    clearExpiredByTimeout: false,
-    keyPrefix: '',
-    points: COUNTER_CEILING,
-    duration: 60,
-  });
-  // `expire` is written by the library from the wall clock, so expiry is judged by the wall clock too.
-  const clearExpired = async () => {
-    const result = await pool.query({
-      text: `delete from ${RATE_LIMITS_TABLE} where expire < $1`,
-      values: [Date.now()],
-    });
-    return result.rowCount ?? 0;
-  };
+  const storeFailure = failureOf(undefined);
+  const query = (text: string, values: unknown[]) => pool.query({ text, values }).catch(storeFailure);
+  // `expire` is written from the wall clock, so expiry is judged by the wall clock too; the window a count belongs
+  // to is in its key, from the quota's clock.
+  const clearExpired = async () => (await pool.query({ text: CLEAR_EXPIRED, values: [Date.now()] })).rowCount ?? 0;
   const timer = setInterval(() => void clearExpired().catch(() => {}), clearExpiredEveryMs);
   timer.unref();
-  const counters = countersOn(limiter, { clearExpired, close: async () => clearInterval(timer) });
-  const storeFailure = failureOf(undefined);
   return {
-    ...counters,
+    async increment(key, seconds, amount = 1) {
+      const now = Date.now();
+      const result = await query(INCREMENT, [key, amount, now + seconds * 1000, now]);
+      return Number((result.rows[0] as { points: number }).points);
+    },
     async incrementWindows(minute, day, amount, perMinute) {
       const now = Date.now();
       const values = [minute.key, amount, now + minute.seconds * 1000, now, day.key, now + day.seconds * 1000, perMinute];
-      const result = await pool.query({ name: 'petstore-increment-windows', text: INCREMENT_WINDOWS, values }).catch(storeFailure);
-      const row = result.rows[0] as { minute: number; day: number };
+      const row = (await query(INCREMENT_WINDOWS, values)).rows[0] as { minute: number; day: number };
       return { minute: Number(row.minute), day: Number(row.day) };
     },
+    async read(key) {
+      const row = (await query(READ, [key, Date.now()])).rows[0] as { points: number } | undefined;
+      return row ? Number(row.points) : undefined;
+    },
+    async write(key, value, seconds) {
+      await query(WRITE, [key, value, Date.now() + seconds * 1000]);
+    },
+    clearExpired,
+    close: async () => clearInterval(timer),
   };
 }

@@ -5,6 +5,7 @@ import { plans } from '../auth/plans.js';
 import { quotaSubject, type Principal } from '../auth/principal.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { GetPetInput, ListPetsInput, NewPet, Pet } from '../domain/pet-schemas.js';
+import { isDatabaseUnavailable } from '../errors/is-database-unavailable.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import { validateWithIdempotencyKey } from '../idempotency/idempotency-key.js';
 import { createIdempotencyStore } from '../idempotency/idempotency-store.js';
@@ -94,7 +95,7 @@ export interface PetStoreOptions {
   db: Kysely<Database>;
   /**
    * Whether a storage error means the database cannot be reached (503 `unavailable`) rather than a fault (500).
-   * Each driver knows its own: `openDatabase` of `@petstore/embed` supplies it. Default: never.
+   * Default: {@link isDatabaseUnavailable}, which knows what `pg` and PGlite say.
    */
   isUnavailable?: (error: unknown) => boolean;
   clock?: Clock;
@@ -116,7 +117,7 @@ export interface PetStoreOptions {
  */
 export function createPetStore(options: PetStoreOptions): PetStore {
   const { db, clock = systemClock, quota = unlimitedQuota, onRequestCounted, listCacheMs = 1000 } = options;
-  const isUnavailable = options.isUnavailable ?? (() => false);
+  const isUnavailable = options.isUnavailable ?? isDatabaseUnavailable;
   const pages = createPageCache(clock, listCacheMs);
   const pets: PetRepository = withBatchedInserts(createPetRepository(db), db);
   const apiKeys = createApiKeyStore(db, { clock });
@@ -130,6 +131,8 @@ export function createPetStore(options: PetStoreOptions): PetStore {
         ? error
         : new PetStoreError(isUnavailable(error) ? 'unavailable' : 'internal_error', undefined, { cause: error });
     failed.meta = { ...meta, ...failed.meta };
+    // An outage is brief or ends with a restart: the client may try again in a second (DECISIONS: at least 1).
+    if (failed.code === 'unavailable') failed.meta.retryAfter ??= 1;
     return failed;
   }
 

@@ -1,0 +1,115 @@
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from './haproxy.js';
+
+const run = promisify(execFile);
+
+/**
+ * Why PgBouncer cannot run here (one line), or `undefined` when it can: it needs Debian's `pgbouncer`
+ * (`.ci/install-pgbouncer.sh`), and as root a `postgres` user to run it as (PgBouncer refuses to run as root).
+ * @example describe.skipIf(pgbouncerUnsupported())('…', () => { … })
+ */
+export function pgbouncerUnsupported(): string | undefined {
+  try {
+    execFileSync('pgbouncer', ['--version'], { stdio: 'ignore' });
+  } catch {
+    return 'pgbouncer is not installed (apt-get install pgbouncer, or bash .ci/install-pgbouncer.sh)';
+  }
+  if (process.getuid?.() === 0) {
+    try {
+      execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
+    } catch {
+      return 'pgbouncer refuses to run as root and there is no postgres user to run it as';
+    }
+  }
+  return undefined;
+}
+
+/** A PgBouncer of a test's own, on a free port of 127.0.0.1. */
+export interface PgBouncer {
+  /** `upstream` with its host and port replaced by PgBouncer's: the same user, password and database. */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts PgBouncer in transaction pooling in front of the server of `upstream` (any database on it, as in
+ * docs/deploying.md), with at most `poolSize` server connections per database, and waits until it listens.
+ * @example const bouncer = await startPgBouncer(process.env.DATABASE_URL!); … await bouncer.stop()
+ */
+export async function startPgBouncer(upstream: string, poolSize = 10): Promise<PgBouncer> {
+  const unsupported = pgbouncerUnsupported();
+  if (unsupported) throw new Error(unsupported);
+  const server = new URL(upstream);
+  const user = decodeURIComponent(server.username || 'postgres');
+  const password = decodeURIComponent(server.password);
+  // /tmp, not $TMPDIR: the postgres user must be able to read the configuration.
+  const dir = await mkdtemp('/tmp/petstore-pgbouncer-');
+  const port = await freePort();
+  const quote = (value: string) => `'${value.replace(/'/g, "''")}'`;
+  await writeFile(join(dir, 'userlist.txt'), `"${user}" "${password}"\n`);
+  await writeFile(
+    join(dir, 'pgbouncer.ini'),
+    [
+      '[databases]',
+      `* = host=${server.hostname} port=${server.port || 5432} user=${user} password=${quote(password)}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      'unix_socket_dir =',
+      'auth_type = trust',
+      `auth_file = ${join(dir, 'userlist.txt')}`,
+      'pool_mode = transaction',
+      `default_pool_size = ${poolSize}`,
+      // Hand out server connections in turn rather than the last one used, so that a client's consecutive
+      // transactions land on different server connections even when idle: what any state kept between them meets
+      // under load, made certain.
+      'server_round_robin = 1',
+      // As docs/deploying.md: a client waits at most 5 s for a server connection (pg's pool waits as long).
+      'query_wait_timeout = 5',
+      'max_client_conn = 1000',
+      'ignore_startup_parameters = extra_float_digits',
+      '',
+    ].join('\n'),
+  );
+  let command = 'pgbouncer';
+  let args = [join(dir, 'pgbouncer.ini')];
+  if (process.getuid?.() === 0) {
+    const uid = Number((await run('id', ['-u', 'postgres'])).stdout.trim());
+    const gid = Number((await run('id', ['-g', 'postgres'])).stdout.trim());
+    await chown(dir, uid, gid);
+    await chmod(dir, 0o700);
+    [command, args] = ['runuser', ['-u', 'postgres', '--', 'pgbouncer', ...args]];
+  }
+  let log = '';
+  const child: ChildProcess = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+  const listening = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => resolve(socket.end() && true)).once('error', () => resolve(false));
+    });
+  for (let i = 0; !(await listening()); i++) {
+    if (child.exitCode !== null || i > 100) throw new Error(`pgbouncer did not start:\n${log}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const url = new URL(upstream);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return {
+    url: url.toString(),
+    port,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
