@@ -195,3 +195,73 @@ describe('keys and a running service', () => {
     }
   });
 });
+
+describe('each command of the key tool takes only its own options', () => {
+  // A database nothing listens on: a refusal must come before any connection (exit 2, not the 1 of a failed one).
+  const env = { DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:1/petstore' };
+  const refusals: [command: string, args: string[], message: string][] = [
+    ['keys create', ['--plan', 'pro', '--grace', '1h'], '"keys create" does not take --grace.'],
+    ['keys create', ['--plan'], '--plan needs a value: --plan PLAN.'],
+    ['keys create', ['--plan', '--label', 'mobile'], '--plan needs a value: --plan PLAN.'],
+    ['keys create', ['--label', 'a', '--plan', 'pro', '--label', 'b'], '--label is given twice.'],
+    ['keys create', ['--plan', 'pro', 'mobile'], '"keys create" takes no arguments; "mobile" is too many.'],
+    ['keys create', ['--label', 'no plan'], '--plan is required: one of free, pro, business, enterprise.'],
+    ['keys roll', ['3', '--plan', 'pro'], '"keys roll" does not take --plan.'],
+    ['keys roll', ['3', '--grace'], '--grace needs a value: --grace DURATION.'],
+    ['keys roll', [], 'Give the numeric ID of a key'],
+    ['keys roll', ['3', '4'], '"keys roll" takes ID; "4" is too many.'],
+    ['keys list', ['--plan', 'pro'], '"keys list" does not take --plan.'],
+    ['keys list', ['--json=yes'], '--json takes no value.'],
+    ['keys list', ['everything'], '"keys list" takes no arguments; "everything" is too many.'],
+    ['keys deprecated', ['--label', 'x'], '"keys deprecated" does not take --label.'],
+    ['keys deprecated', ['3'], '"keys deprecated" takes no arguments; "3" is too many.'],
+    ['keys revoke', ['3', '--plan', 'pro'], '"keys revoke" does not take --plan.'],
+    ['keys revoke', ['3', '-f'], '"keys revoke" does not take -f.'],
+    ['keys revoke', [], 'Give the numeric ID of a key'],
+    ['keys revoke', ['three'], 'Give the numeric ID of a key (see "petstore keys list"), not "three".'],
+    ['keys set-limits', ['3', '--per-minute', '5', '--per-day', '7', '--json'], '"keys set-limits" does not take --json.'],
+    ['keys set-limits', ['3', '--per-minute', '5'], '--per-day is required.'],
+    ['keys set-limits', ['3', '--per-minute', '5', '--per-day'], '--per-day needs a value: --per-day N.'],
+    ['backup', ['copy.tar.gz', '--json'], '"backup" does not take --json.'],
+    ['backup', [], 'Give the file to write: petstore backup FILE.'],
+    ['restore', ['copy.tar.gz', '--force'], '"restore" does not take --force.'],
+    ['restore', ['one.tar.gz', 'two.tar.gz'], '"restore" takes FILE; "two.tar.gz" is too many.'],
+  ];
+
+  it.each(refusals)('refuses "%s" with %j: exit 2 before any database', async (command, args, message) => {
+    const { code, stdout, stderr } = await runCli([...command.split(' '), ...args], env);
+    expect(stderr).toContain(`petstore: ${message}`);
+    expect(stderr).toContain(`Run "petstore ${command} --help" for usage.`);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+  });
+
+  it.each([
+    [['keys', 'frobnicate'], 'Unknown command "keys frobnicate".'],
+    [['frobnicate'], 'Unknown command "frobnicate".'],
+    [['keys'], 'Give a keys command: create, roll, list, deprecated, revoke or set-limits.'],
+    [[], 'Give a command.'],
+    [['--plan', 'pro'], 'Unknown command "--plan".'],
+  ])('refuses %j as no command it has: exit 2', async (args, message) => {
+    const { code, stderr } = await runCli(args, env);
+    expect(stderr).toContain(`petstore: ${message}\nRun "petstore --help" for usage.`);
+    expect(code).toBe(2);
+  });
+
+  it.each([
+    ['keys create', ['--plan PLAN', '--label TEXT', '--per-minute N', '--per-day N', '--expires-in DURATION', '--expires-at TIME'], ['--grace', '--json']],
+    ['keys roll', ['--grace DURATION', '--expires-in DURATION', '--expires-at TIME'], ['--plan', '--json']],
+    ['keys list', ['--json'], ['--plan']],
+    ['keys deprecated', ['--json'], ['--plan']],
+    ['keys revoke', [], ['--plan', '--json']],
+    ['keys set-limits', ['--per-minute N', '--per-day N'], ['--plan', '--json']],
+    ['backup', [], ['--json']],
+    ['restore', [], ['--json']],
+  ])('explains "%s" with --help: its own options and no others', async (command, own, others) => {
+    const { code, stdout } = await runCli([...command.split(' '), '--help'], env);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^Usage: petstore ${command} `));
+    for (const option of [...own, '-h, --help']) expect(stdout).toContain(`  ${option} `);
+    for (const option of others) expect(stdout).not.toContain(option);
+  });
+});

@@ -123,3 +123,36 @@ describe('the trust rules at the edge, behind one trusted proxy', () => {
     expect(secure.headers['link']).toMatch(/^<https:\/\/pets\.example\.com\/v1\/pets\?/);
   });
 });
+
+describe('the address limit and a key that has succeeded from that address', () => {
+  const PROBE = 'probe_pro_key_0123456789';
+  let running: RunningServer;
+  beforeAll(async () => {
+    running = await startServer(
+      loadConfig({ PORT: '0', PETSTORE_DATA_DIR: 'memory://', PETSTORE_API_KEYS: `${PROBE}:pro` }),
+    );
+  });
+  afterAll(() => running.close());
+
+  /** What is left of the key's day, from the IETF `RateLimit` field every answer to a valid key carries. */
+  const dayRemaining = (headers: Record<string, string | string[] | undefined>) =>
+    Number(/"day";r=(\d+)/.exec(String(headers['ratelimit']))?.[1]);
+
+  it('keeps serving the key while made-up keys from its address are refused, and charges it none of their refusals', async () => {
+    const first = await send(running.url, '/v1/pets', { authorization: `Bearer ${PROBE}` });
+    expect(first.status).toBe(200);
+    expect(dayRemaining(first.headers)).toBe(9_999);
+    for (let i = 0; i < 61; i++) {
+      const wrong = await send(running.url, '/v1/pets', { authorization: `Bearer made-up-key-${i}-0000000000` });
+      expect(wrong.status).toBe(i < 60 ? 401 : 429);
+    }
+    for (let i = 0; i < 8; i++) {
+      const again = await send(running.url, '/v1/pets', { authorization: `Bearer ${PROBE}` });
+      expect(again.status).toBe(200);
+      expect(dayRemaining(again.headers)).toBe(9_998 - i);
+    }
+    const trpc = await send(running.url, '/trpc/pets.list?input=%7B%7D', { authorization: `Bearer ${PROBE}` });
+    expect(trpc.status).toBe(200);
+    expect((await send(running.url, '/v1/pets', { authorization: 'Bearer made-up-key-more-00000000' })).status).toBe(429);
+  });
+});

@@ -102,4 +102,28 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
     expect(status).toBe(401);
     expect(remaining).toBe(59);
   });
+
+  it('keeps serving a key on every instance once it succeeded from an address that made-up keys then hold over its limit', async () => {
+    const key = await newKey('pro', 'behind a shared address');
+    const from = '127.0.0.6';
+    const withKey = () => send(port, '/v1/pets?limit=1', { from, headers: { authorization: `Bearer ${key}` } });
+    const madeUp = (i: number) => send(port, '/v1/pets', { from, headers: { authorization: `Bearer made-up-key-${i}-0000000000` } });
+    const dayRemaining = (answer: { headers: Record<string, string | string[] | undefined> }) =>
+      Number(/"day";r=(\d+)/.exec(String(answer.headers['ratelimit']))?.[1]);
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    // Round robin: the key succeeds on one instance; the made-up keys then arrive on all three.
+    const first = await withKey();
+    expect(first.status).toBe(200);
+    const refused: number[] = [];
+    for (let i = 0; i < 61; i++) refused.push((await madeUp(i)).status);
+    expect(refused.slice(59)).toEqual([401, 429]);
+    // Past the second an instance trusts what it read of the address, so every one of them knows it is over.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const after = [];
+    for (let i = 0; i < 6; i++) after.push(await withKey());
+    expect(after.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(after.map(dayRemaining)).toEqual([9_998, 9_997, 9_996, 9_995, 9_994, 9_993]);
+    expect((await Promise.all([madeUp(61), madeUp(62), madeUp(63)])).map((answer) => answer.status)).toEqual([429, 429, 429]);
+  });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ApiKeyRecord } from '../auth/api-key-store.js';
 import type { QuotaSubject } from '../auth/principal.js';
 import { systemClock, type Clock } from '../clock.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
@@ -7,6 +8,7 @@ import type { RateLimitWindow } from '../service/response-meta.js';
 import { banEnd, banValue } from './ban.js';
 import { coalesced } from './coalesced-counters.js';
 import type { Counters } from './counters.js';
+import { createKnownKeys } from './known-keys.js';
 import { createMemoryCounters } from './memory-counters.js';
 import { createPostgresCounters, type PostgresPoolLike } from './postgres-counters.js';
 import { createRedisCounters, type RedisLike } from './redis-counters.js';
@@ -56,7 +58,12 @@ export type QuotaStore =
 export interface ClosableQuota extends Quota {
   /** Deletes expired counters now and answers how many (memory entries drop on their own: 0). */
   clearExpired(): Promise<number>;
-  /** Stops the cleanup timer; the pool or client is left open. */
+  /**
+   * Settles when what is written behind the answers (keys known at an address) has reached the store.
+   * @example quota.keySucceeded(key, address); await quota.flush()
+   */
+  flush(): Promise<void>;
+  /** Writes what is written behind, then stops the cleanup timer; the pool or client is left open. */
   close(): Promise<void>;
 }
 
@@ -203,5 +210,20 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     if (count >= perAddressPerMinute) addressWindow(address, count + 1, now);
   }
 
-  return Object.freeze({ consumeKey, consumeAddress, checkAddress, clearExpired: counters.clearExpired, close: counters.close });
+  // Which keys succeeded from which addresses: in the same store, so every instance on it knows them.
+  const knownKeys = createKnownKeys(counters, clock);
+
+  return Object.freeze({
+    consumeKey,
+    consumeAddress,
+    checkAddress,
+    knowsKey: (key: ApiKeyRecord, address: string) => knownKeys.has(key.id, addressKey(address)),
+    keySucceeded: (key: ApiKeyRecord, address: string) => knownKeys.record(key.id, addressKey(address)),
+    clearExpired: counters.clearExpired,
+    flush: knownKeys.flush,
+    async close() {
+      await knownKeys.flush();
+      await counters.close();
+    },
+  });
 }

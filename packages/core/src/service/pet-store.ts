@@ -37,6 +37,9 @@ export interface CallContext {
   idempotencyKey?: string | undefined;
 }
 
+// The address a request without one is counted under.
+const addressOf = (context: CallContext) => context.clientAddress ?? 'unknown';
+
 /** The answer of an operation: its data, and what the response carries besides. */
 export interface Outcome<T> {
   data: T;
@@ -143,12 +146,13 @@ export function createPetStore(options: PetStoreOptions): PetStore {
 
   /**
    * Verifies the key and counts the request: against the key when valid, else against the client address. While
-   * an address is over its limit every request from it is refused alike, whatever key it carries, so a right guess
-   * looks exactly like a wrong one; a valid key's request still counts against that key.
+   * an address is over its limit, a valid key that has succeeded from it in the last 24 hours is served and counted
+   * as usual, so strangers sharing the address cannot lock its client out; any other key is refused exactly like a
+   * wrong one (a right guess must look like a wrong one) and that refusal is not charged to it.
    */
   async function count(context: CallContext, meta: ResponseMeta, operationId?: OperationId): Promise<ApiKeyRecord | undefined> {
     const token = context.apiKey;
-    const address = context.clientAddress ?? 'unknown';
+    const address = addressOf(context);
     const countAddress = async () => {
       meta.rateLimit = await quota.consumeAddress(address).catch((error: unknown) => refused(error, undefined, operationId));
       onRequestCounted?.({ key: undefined, operationId });
@@ -164,12 +168,8 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     ]);
     if (!key) return countAddress();
     meta.keyId = key.id;
-    const windows = quota.consumeKey(key);
-    if (addressCheck !== undefined) {
-      await windows.catch(() => undefined);
-      refused(addressCheck, undefined, operationId);
-    }
-    meta.rateLimit = await windows.catch((error: unknown) => refused(error, key, operationId));
+    if (addressCheck !== undefined && !(await quota.knowsKey(key, address))) refused(addressCheck, undefined, operationId);
+    meta.rateLimit = await quota.consumeKey(key).catch((error: unknown) => refused(error, key, operationId));
     onRequestCounted?.({ key, operationId });
     return key;
   }
@@ -184,6 +184,11 @@ export function createPetStore(options: PetStoreOptions): PetStore {
         throw error;
       });
     onRequestCounted?.({ key: undefined, principal, operationId });
+  }
+
+  /** An operation answered without error (2xx): its key becomes known at the caller's address. */
+  function succeeded(key: ApiKeyRecord, context: CallContext) {
+    quota.keySucceeded(key, addressOf(context));
   }
 
   async function meter(context: CallContext): Promise<ResponseMeta> {
@@ -226,6 +231,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       if (idempotencyKey === undefined) {
         const data = await handle(pets);
         if (op.writes) pages.invalidate();
+        if (key) succeeded(key, context);
         return { data, meta };
       }
       const result = await idempotency.run(
@@ -234,6 +240,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       );
       if (result.replayed) meta.replayed = true;
       else pages.invalidate();
+      succeeded(key!, context);
       return { data: result.data, meta };
     } catch (error) {
       throw failure(error, meta);

@@ -1,3 +1,4 @@
+import type { ApiKeyRecord } from '../auth/api-key-store.js';
 import type { QuotaSubject } from '../auth/principal.js';
 import type { RateLimitWindow } from './response-meta.js';
 
@@ -11,6 +12,13 @@ export interface Quota {
   consumeAddress(address: string): Promise<RateLimitWindow[]>;
   /** Throws the address's 429, as `consumeAddress` would, while the address is over its limit; counts nothing. */
   checkAddress(address: string): Promise<void>;
+  /**
+   * Whether `key` has succeeded from `address` in the last 24 hours, on any instance sharing the quota's store: such
+   * a key is served while the address is over its limit (DECISIONS "Gaps in limits").
+   */
+  knowsKey(key: ApiKeyRecord, address: string): Promise<boolean>;
+  /** Remembers that a request with `key` from `address` succeeded; written behind, never waits, never throws. */
+  keySucceeded(key: ApiKeyRecord, address: string): void;
 }
 
 /** A quota that counts nothing: for embedding without limits. */
@@ -18,4 +26,6 @@ export const unlimitedQuota: Quota = Object.freeze({
   consumeKey: async () => [],
   consumeAddress: async () => [],
   checkAddress: async () => {},
+  knowsKey: async () => true,
+  keySucceeded: () => {},
 });

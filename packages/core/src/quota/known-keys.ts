@@ -1,0 +1,102 @@
+import type { Clock } from '../clock.js';
+import type { Counters } from './counters.js';
+import { fromStoredSeconds, storedSecondsAfter } from './stored-time.js';
+import { DAY_MS } from './windows.js';
+
+/** How long a key stays known at an address after it succeeded from there (DECISIONS "Gaps in limits"). */
+export const KNOWN_KEY_MS = DAY_MS;
+// An instance writes a pair at its first success and then at most once a minute, so a busy key costs the store one
+// write a minute, not one per request. What another instance reads may thus be up to a minute older than the last
+// success; it takes the pair as seen a minute after the time read. A key stays known on every instance for at least
+// 24 hours after its last success from the address, and at most a minute longer.
+const REWRITE_MS = 60_000;
+// How long a look-up in the store is trusted before the store is asked again (for a pair not known, or stale).
+const RECHECK_MS = 1_000;
+// The entry outlives the memory by a margin, as bans do: the store expires entries on its own clock, while whether a
+// pair is still known is judged by the injected clock from the time stored in it.
+const ENTRY_SECONDS = (KNOWN_KEY_MS + REWRITE_MS) / 1000 + 3_600;
+// Pairs this instance keeps in memory; the oldest go first (they stay in the store).
+const MAX_PAIRS = 100_000;
+
+interface Pair {
+  /** The latest success known here, in epoch ms: this instance's own exactly, the store's a minute later. */
+  seen: number;
+  /** When this instance last sent the pair to the store. */
+  written: number;
+  /** When this instance last read the pair from the store. */
+  readAt: number;
+}
+
+/**
+ * Which valid keys have succeeded from which client addresses lately, shared by every instance on the store.
+ * @example const known = createKnownKeys(counters, clock); known.record(7, '203.0.113.5'); await known.has(7, '203.0.113.5') // true
+ */
+export interface KnownKeys {
+  /** Remembers that key `keyId` succeeded from `address` now; written behind, so it never waits and never fails. */
+  record(keyId: number, address: string): void;
+  /**
+   * Whether key `keyId` succeeded from `address` in the last {@link KNOWN_KEY_MS}, here or on another instance.
+   * Answers from memory when it can; otherwise reads the store, at most once a second per pair.
+   */
+  has(keyId: number, address: string): Promise<boolean>;
+  /** Settles when the writes under way have. */
+  flush(): Promise<void>;
+}
+
+/**
+ * Known keys kept in `counters` (the quota's store, each pair an entry holding its latest success), with the pairs
+ * this instance has seen in memory.
+ * @example const known = createKnownKeys(coalesced(createRedisCounters(client)), systemClock)
+ */
+export function createKnownKeys(counters: Counters, clock: Clock): KnownKeys {
+  const pairs = new Map<string, Pair>();
+  const writing = new Set<Promise<void>>();
+
+  const entryOf = (keyId: number, address: string) => `k:${keyId}:${address}`;
+  const pairOf = (entry: string): Pair => {
+    let pair = pairs.get(entry);
+    if (!pair) {
+      if (pairs.size >= MAX_PAIRS) pairs.delete(pairs.keys().next().value!);
+      pairs.set(entry, (pair = { seen: -Infinity, written: -Infinity, readAt: -Infinity }));
+    }
+    return pair;
+  };
+
+  function record(keyId: number, address: string) {
+    const now = clock.now();
+    const entry = entryOf(keyId, address);
+    const pair = pairOf(entry);
+    pair.seen = Math.max(pair.seen, now);
+    if (now - pair.written < REWRITE_MS) return;
+    pair.written = now;
+    const write: Promise<void> = counters
+      .write(entry, storedSecondsAfter(now), ENTRY_SECONDS)
+      .catch(() => {
+        // The answer has gone out already; the pair's next success writes again.
+        if (pair.written === now) pair.written = -Infinity;
+      })
+      .finally(() => writing.delete(write));
+    writing.add(write);
+  }
+
+  async function has(keyId: number, address: string): Promise<boolean> {
+    const now = clock.now();
+    const entry = entryOf(keyId, address);
+    const known = pairs.get(entry);
+    if (known && now - known.seen < KNOWN_KEY_MS) return true;
+    if (known && now - known.readAt < RECHECK_MS) return false;
+    const stored = await counters.read(entry);
+    const pair = pairOf(entry);
+    pair.readAt = now;
+    if (stored !== undefined) pair.seen = Math.max(pair.seen, fromStoredSeconds(stored) + REWRITE_MS);
+    return now - pair.seen < KNOWN_KEY_MS;
+  }
+
+  return Object.freeze({
+    record,
+    has,
+    async flush() {
+      await Promise.all(writing);
+    },
+  });
+}
