@@ -53,11 +53,44 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The body of every error response. */
+        Error: {
+            /**
+             * @description Machine-readable error code.
+             * @enum {string}
+             */
+            code: "invalid_request" | "malformed_json" | "missing_api_key" | "invalid_api_key" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "gone" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "api_key_banned" | "internal_error" | "unavailable";
+            /** @description Human-readable description. */
+            message: string;
+            /** @description The HTTP status code. */
+            status: number;
+            /** @description Every failing field, for validation failures. */
+            details?: {
+                /** @description Where the value sits, dot-separated; empty for the value as a whole. */
+                path: string;
+                message: string;
+            }[];
+        };
         /**
          * @description Availability status.
          * @enum {string}
          */
         PetStatus: "available" | "pending" | "sold";
+        NewPet: {
+            /**
+             * @description The animal's name.
+             * @example Rex
+             */
+            name: string;
+            /**
+             * Format: int64
+             * @description Identifier of the category the animal belongs to.
+             * @example 1
+             */
+            categoryId: number;
+            /** @default available */
+            status?: components["schemas"]["PetStatus"];
+        };
         Pets: components["schemas"]["Pet"][];
         Pet: {
             /**
@@ -78,39 +111,6 @@ export interface components {
              */
             categoryId: number;
             status: components["schemas"]["PetStatus"];
-        };
-        /** @description The body of every error response. */
-        Error: {
-            /**
-             * @description Machine-readable error code.
-             * @enum {string}
-             */
-            code: "invalid_request" | "malformed_json" | "missing_api_key" | "invalid_api_key" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "gone" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "api_key_banned" | "internal_error" | "unavailable";
-            /** @description Human-readable description. */
-            message: string;
-            /** @description The HTTP status code. */
-            status: number;
-            /** @description Every failing field, for validation failures. */
-            details?: {
-                /** @description Where the value sits, dot-separated; empty for the value as a whole. */
-                path: string;
-                message: string;
-            }[];
-        };
-        NewPet: {
-            /**
-             * @description The animal's name.
-             * @example Rex
-             */
-            name: string;
-            /**
-             * Format: int64
-             * @description Identifier of the category the animal belongs to.
-             * @example 1
-             */
-            categoryId: number;
-            /** @default available */
-            status?: components["schemas"]["PetStatus"];
         };
     };
     responses: never;

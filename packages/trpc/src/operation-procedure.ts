@@ -1,7 +1,6 @@
 import { operations } from '@petstore/core';
 import type { Context } from './context.js';
 import { petStoreErrorOf } from './errors/error-mapping.js';
-import { procedureMeta } from './procedure-meta.js';
 import { nextPageUrl, procedures } from './procedures.js';
 import { procedure } from './trpc.js';
 
@@ -22,16 +21,15 @@ function record(ctx: Context, meta: Context['response']['meta'], next?: string) 
 
 /**
  * The procedure at a path of the procedure table: it runs the core's one entry, which admits the request (401, 429,
- * 410) before it reads and validates the raw input; `.input()` then only types the procedure (and feeds the OpenAPI
- * document). The resolver returns `ctx.result`. `openapi: false` keeps a tRPC-only procedure out of the document.
+ * 410) before it reads and validates the raw input; `.input()` then only types the procedure. The resolver returns
+ * `ctx.result`.
  * @example operationProcedure('pets.get').output(Pet).query(({ ctx }) => ctx.result as Pet)
  */
-export function operationProcedure<Path extends keyof OperationOf>(path: Path, options: { openapi?: boolean } = {}) {
+export function operationProcedure<Path extends keyof OperationOf>(path: Path) {
   const definition = procedures[path]!;
   type Op = (typeof operations)[OperationOf[Path]];
   const op = operations[definition.operationId] as Op;
   return procedure
-    .meta(options.openapi === false ? {} : procedureMeta(op))
     .use(async ({ ctx, next, getRawInput }) => {
       let input: unknown;
       const readInput = () =>

@@ -17,7 +17,7 @@ export const petsRouter = router({
     .output(operations.listPets.output)
     .query(({ ctx }) => ctx.result as Pet[]),
   /** `listPets` for tRPC clients, which cannot read headers: the page with its next cursor in the body. */
-  page: operationProcedure('pets.page', { openapi: false })
+  page: operationProcedure('pets.page')
     .output(PetsPage)
     .query(({ ctx }) => ctx.result as z.infer<typeof PetsPage>),
   create: operationProcedure('pets.create')

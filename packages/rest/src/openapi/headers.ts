@@ -3,26 +3,33 @@ import type { Header } from './openapi-types.js';
 
 const integer = (description: string, minimum = 0): Header => ({ description, schema: { type: 'integer', minimum } });
 
+/** The headers shared by many responses, by name. */
+type HeaderName =
+  | 'X-RateLimit-Limit'
+  | 'X-RateLimit-Remaining'
+  | 'X-RateLimit-Reset'
+  | 'X-Request-Id'
+  | 'Retry-After'
+  | 'Idempotent-Replayed';
+
 /**
  * The headers shared by many responses, as `components.headers`.
  * @example doc.components.headers = { ...headerComponents }
  */
-export const headerComponents = {
+export const headerComponents: Record<HeaderName, Header> = {
   'X-RateLimit-Limit': integer('The limit in force: requests allowed in the window that binds first.'),
   'X-RateLimit-Remaining': integer('Requests left in that window.'),
   'X-RateLimit-Reset': integer('Unix timestamp (seconds) at which that window resets.'),
   'X-Request-Id': {
     description: 'The request identifier: echoed when the client sends one, generated otherwise.',
-    schema: { type: 'string' as const },
+    schema: { type: 'string' },
   },
   'Retry-After': integer('Seconds to wait before retrying.', 1),
   'Idempotent-Replayed': {
     description: '`true` when the response repeats the first response to the same `Idempotency-Key`.',
-    schema: { type: 'string' as const, enum: ['true'] },
+    schema: { type: 'string', enum: ['true'] },
   },
 };
-
-type HeaderName = keyof typeof headerComponents;
 
 /**
  * References to header components, by name.
