@@ -29,10 +29,19 @@ export function openApiObject(options: CompleteDocumentOptions): Document {
   // and a caller may change its document without changing the next one.
   const document = createDocument({
     openapi: '3.1.0',
-    info: { title: 'Pet Store', version: '1.0.0', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    info: {
+      title: 'Pet Store',
+      version: '1.0.0',
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+      contact: { name: 'Pet Store issues', url: 'https://github.com/petstore/petstore/issues' },
+    },
+    // Both servers are public: `x-internal: false` says so (OWASP API9, an inventory of what is exposed).
     servers: [
-      { url: production, description: 'Production' },
-      ...(options.servers.staging ? [{ url: trimSlash(options.servers.staging), description: 'Staging' }] : []),
+      { url: production, description: 'Production', 'x-internal': false },
+      ...(options.servers.staging
+        ? [{ url: trimSlash(options.servers.staging), description: 'Staging', 'x-internal': false }]
+        : []),
     ],
     tags: tags.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] && { description: TAG_DESCRIPTIONS[name] }) })),
     paths: pathsOf(definitions, production, bodies),

@@ -2,7 +2,7 @@ import type { OperationDefinition } from '@petstore/core';
 import type { ZodOpenApiResponsesObject } from 'zod-openapi';
 import { z } from 'zod';
 import { byStatus, errorCodesOf, errorContent, errorDescription } from './error-responses.js';
-import { commonHeaders, deprecationHeaders, headerRefs, nextLinkHeader } from './headers.js';
+import { commonHeaders, corsHeaders, deprecationHeaders, headerRefs, nextLinkHeader } from './headers.js';
 
 /** Whether the operation pages with a `cursor` input field, so its answer may carry `Link: rel="next"`. */
 const pagesByCursor = (op: OperationDefinition) => op.input instanceof z.ZodObject && 'cursor' in op.input.shape;
@@ -16,6 +16,7 @@ function successResponse(op: OperationDefinition, baseUrl: string) {
       ...(pagesByCursor(op) ? nextLinkHeader() : {}),
       ...(op.deprecation ? deprecationHeaders(op.deprecation, baseUrl) : {}),
       ...(op.writes ? headerRefs('Idempotent-Replayed') : {}),
+      ...corsHeaders(),
     },
     content: { 'application/json': { schema: op.output } },
   };
@@ -35,6 +36,7 @@ export function responses(op: OperationDefinition, baseUrl: string): ZodOpenApiR
         ...commonHeaders(),
         ...(status === 429 ? headerRefs('Retry-After') : {}),
         ...(status === 410 && op.deprecation ? deprecationHeaders(op.deprecation, baseUrl) : {}),
+        ...corsHeaders(),
       },
       content: errorContent(codes),
     };
