@@ -110,8 +110,8 @@ describe.each(testDatabases)('the OpenAPI document and the docs on $name', (data
       const port = new URL(local.base).port;
       const asked = JSON.parse(await rawGet(port, '/v1/openapi.json', 'evil.example.net'));
       expect(asked.servers).toEqual([
-        { url: `http://127.0.0.1:${port}/v1`, description: 'Production' },
-        { url: `http://127.0.0.1:${port}/v1`, description: 'Staging' },
+        { url: `http://127.0.0.1:${port}/v1`, description: 'Production', 'x-internal': false },
+        { url: `http://127.0.0.1:${port}/v1`, description: 'Staging', 'x-internal': false },
       ]);
     } finally {
       await local.close();

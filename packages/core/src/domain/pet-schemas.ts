@@ -49,18 +49,26 @@ export type NewPet = z.input<typeof NewPet>;
 export const Pet = z
   .strictObject({
     id: id('Unique identifier assigned by the service on creation.'),
-    name: z.string().meta({ description: "The animal's name.", example: 'Rex' }),
+    // Bounds for the document only (outputs are not checked against them): names are stored as NewPet took them.
+    name: z.string().meta({ description: "The animal's name.", minLength: 1, maxLength: 255, example: 'Rex' }),
     categoryId: id('Identifier of the category the animal belongs to.'),
     status: PetStatus,
   })
   .meta({ id: 'Pet' });
 export type Pet = z.infer<typeof Pet>;
 
-/** The body of the list operation: an array of Pet. */
-export const Pets = z.array(Pet).meta({ id: 'Pets' });
+/** The most animals one page holds: the largest `limit`. */
+const MAX_PAGE = 100;
+
+/** The body of the list operation: an array of Pet (`maxItems` documents the page bound; outputs are not checked). */
+export const Pets = z.array(Pet).meta({ id: 'Pets', maxItems: MAX_PAGE });
 export type Pets = z.infer<typeof Pets>;
 
-const limit = z.int({ error: 'must be an integer' }).min(1).max(100).meta({ description: 'Maximum number of animals returned.' });
+const limit = z
+  .int({ error: 'must be an integer' })
+  .min(1)
+  .max(MAX_PAGE)
+  .meta({ description: 'Maximum number of animals returned.', format: 'int32' });
 const cursor = z
   .string()
   .min(1)

@@ -14,8 +14,8 @@ export interface CompleteDocumentOptions {
 }
 
 /**
- * An OpenAPI 3.1 document as JSON data. Declared here rather than taken from trpc-to-openapi, so the package's
- * types never pull in that library's (which need koa, next and zod internals to compile).
+ * An OpenAPI 3.1 document as JSON data. Declared here rather than taken from zod-openapi, so the package's
+ * public types name no other library's.
  */
 export interface OpenApiDocument {
   openapi: string;

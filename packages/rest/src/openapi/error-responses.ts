@@ -1,6 +1,14 @@
 import type { Schema } from './openapi-types.js';
 import { inputSources } from '../input-sources.js';
 import { errorCodes, PetStoreError, type ErrorCode, type OperationDefinition } from '@petstore/core';
+import { BODY_LIMIT } from '@petstore/http';
+
+/**
+ * Bounds on the Error body, from the largest body the service reads: a message or a detail's path names at most
+ * the fields of one body, plus fixed words, and each field costs at least 4 bytes of JSON (`"a":0`).
+ */
+const MAX_TEXT = BODY_LIMIT + 1024;
+const MAX_DETAILS = BODY_LIMIT / 4;
 
 /**
  * The SPEC Error body as JSON Schema: `code`, `message`, `status`, and `details` for validation failures.
@@ -11,20 +19,25 @@ export const errorSchema: Schema = {
   description: 'The body of every error response.',
   properties: {
     code: { type: 'string', enum: Object.keys(errorCodes), description: 'Machine-readable error code.' },
-    message: { type: 'string', description: 'Human-readable description.' },
-    status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status code.' },
+    message: { type: 'string', description: 'Human-readable description.', maxLength: MAX_TEXT },
+    status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status code.', format: 'int32' },
     details: {
       type: 'array',
       description: 'Every failing field, for validation failures.',
       items: {
         type: 'object',
         properties: {
-          path: { type: 'string', description: 'Where the value sits, dot-separated; empty for the value as a whole.' },
-          message: { type: 'string' },
+          path: {
+            type: 'string',
+            description: 'Where the value sits, dot-separated; empty for the value as a whole.',
+            maxLength: MAX_TEXT,
+          },
+          message: { type: 'string', maxLength: MAX_TEXT },
         },
         required: ['path', 'message'],
         additionalProperties: false,
       },
+      maxItems: MAX_DETAILS,
     },
   },
   required: ['code', 'message', 'status'],

@@ -24,8 +24,8 @@ describe('the OpenAPI document', () => {
     expect(document.openapi).toBe('3.1.0');
     expect(document.info).toMatchObject({ title: 'Pet Store', version: '1.0.0' });
     expect(document.servers).toEqual([
-      { url: 'https://api.petstore.dev/v1', description: 'Production' },
-      { url: 'https://staging.petstore.dev/v1', description: 'Staging' },
+      { url: 'https://api.petstore.dev/v1', description: 'Production', 'x-internal': false },
+      { url: 'https://staging.petstore.dev/v1', description: 'Staging', 'x-internal': false },
     ]);
     expect(createOpenApiDocument({ servers: { production: servers.production } }).servers).toHaveLength(1);
   });
@@ -133,7 +133,7 @@ describe('the OpenAPI document', () => {
       default: 'available',
       $ref: '#/components/schemas/PetStatus',
     });
-    expect(schemas.Pets).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Pet' } });
+    expect(schemas.Pets).toEqual({ type: 'array', items: { $ref: '#/components/schemas/Pet' }, maxItems: 100 });
     expect(schemas.PetStatus).toMatchObject({ type: 'string', enum: ['available', 'pending', 'sold'] });
     expect(schemas.Error).toMatchObject({ required: ['code', 'message', 'status'], additionalProperties: false });
     expect(schemas.Error!.properties.details.items).toMatchObject({ required: ['path', 'message'] });

@@ -1,19 +1,51 @@
-import { appRouter } from '@petstore/trpc';
-import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
-import { completeDocument } from './complete-document.js';
+import { operations } from '@petstore/core';
+import { createDocument } from 'zod-openapi';
+import { componentsOf } from './components.js';
 import type { CompleteDocumentOptions } from './document-types.js';
+import type { Document } from './openapi-types.js';
+import { pathsOf } from './paths.js';
+import { bodySchemas } from './request-body.js';
+
+const TAG_DESCRIPTIONS: Record<string, string> = { animals: 'The animals of the catalogue.' };
+
+const DESCRIPTION =
+  'HTTP/JSON API of a pet store: list animals, optionally filtered by availability status, add an animal, and ' +
+  'fetch one by its identifier. Every operation needs an API key sent as `Authorization: Bearer <API_KEY>`. ' +
+  'Every response carries the rate-limit headers; a request over the limit gets 429 with `Retry-After`.';
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
 /**
- * The document with trpc-to-openapi's own types, for this package's code and tests.
+ * The document with zod-openapi's own types, for this package's code and tests: generated in one step from the
+ * operations' definitions. Builds a new document on every call; nothing is cached or mutated.
  * @example openApiObject({ servers: { production: 'https://api.petstore.dev/v1' } }).paths?.['/pets']?.get
  */
-export function openApiObject(options: CompleteDocumentOptions): OpenAPIObject {
-  // The router's meta is the structural twin of trpc-to-openapi's, kept apart so `AppRouter` never names its types.
-  const generated = generateOpenApiDocument(appRouter as unknown as OpenApiRouter, {
-    title: 'Pet Store',
-    version: '1.0.0',
-    baseUrl: options.servers.production,
-    securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+export function openApiObject(options: CompleteDocumentOptions): Document {
+  const definitions = options.operations ?? Object.values(operations);
+  const production = trimSlash(options.servers.production);
+  const tags = [...new Set(definitions.flatMap((op) => op.tags))];
+  const bodies = bodySchemas(definitions);
+  // A deep copy: zod-openapi places the objects it is given (the Error schema, header components) in the document,
+  // and a caller may change its document without changing the next one.
+  const document = createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Pet Store',
+      version: '1.0.0',
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+      contact: { name: 'Pet Store issues', url: 'https://github.com/petstore/petstore/issues' },
+    },
+    // Both servers are public: `x-internal: false` says so (OWASP API9, an inventory of what is exposed).
+    servers: [
+      { url: production, description: 'Production', 'x-internal': false },
+      ...(options.servers.staging
+        ? [{ url: trimSlash(options.servers.staging), description: 'Staging', 'x-internal': false }]
+        : []),
+    ],
+    tags: tags.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] && { description: TAG_DESCRIPTIONS[name] }) })),
+    paths: pathsOf(definitions, production, bodies),
+    components: componentsOf(bodies),
   });
-  return completeDocument(generated, options);
+  return structuredClone(document);
 }

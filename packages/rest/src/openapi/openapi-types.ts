@@ -1,9 +1,7 @@
-import type { OpenAPIObject } from 'trpc-to-openapi';
+import type { oas31 } from 'zod-openapi';
 
-type Components = NonNullable<OpenAPIObject['components']>;
-
-/** Parts of an OpenAPI 3.1 document, named from trpc-to-openapi's document type (`const op: Operation = …`). */
-export type Operation = NonNullable<NonNullable<OpenAPIObject['paths']>[string]['get']>;
-export type Schema = NonNullable<Components['schemas']>[string];
-export type Header = NonNullable<Components['headers']>[string];
-export type Parameter = Exclude<NonNullable<Operation['parameters']>[number], { $ref: string }>;
+/** Parts of an OpenAPI 3.1 document, named from zod-openapi's document types (`const header: Header = …`). */
+export type Document = oas31.OpenAPIObject;
+export type Schema = oas31.SchemaObject;
+export type Header = oas31.HeaderObject;
+export type Parameter = oas31.ParameterObject;

@@ -1,0 +1,45 @@
+import type { OperationDefinition } from '@petstore/core';
+import type { ZodOpenApiResponsesObject } from 'zod-openapi';
+import { z } from 'zod';
+import { byStatus, errorCodesOf, errorContent, errorDescription } from './error-responses.js';
+import { commonHeaders, corsHeaders, deprecationHeaders, headerRefs, nextLinkHeader } from './headers.js';
+
+/** Whether the operation pages with a `cursor` input field, so its answer may carry `Link: rel="next"`. */
+const pagesByCursor = (op: OperationDefinition) => op.input instanceof z.ZodObject && 'cursor' in op.input.shape;
+
+/** The success response: the output schema under the operation's own status, with its headers. */
+function successResponse(op: OperationDefinition, baseUrl: string) {
+  return {
+    description: op.successStatus === 201 ? 'Created.' : 'OK.',
+    headers: {
+      ...commonHeaders(),
+      ...(pagesByCursor(op) ? nextLinkHeader() : {}),
+      ...(op.deprecation ? deprecationHeaders(op.deprecation, baseUrl) : {}),
+      ...(op.writes ? headerRefs('Idempotent-Replayed') : {}),
+      ...corsHeaders(),
+    },
+    content: { 'application/json': { schema: op.output } },
+  };
+}
+
+/**
+ * Every response of an operation: its success status, one response per error status it can answer with, and
+ * `internal_error` as `default`. `baseUrl` is the production base, for the successor `Link` of a deprecation.
+ * @example responses(operations.createPet, 'https://api.petstore.dev/v1')['201'].description // 'Created.'
+ */
+export function responses(op: OperationDefinition, baseUrl: string): ZodOpenApiResponsesObject {
+  const all: ZodOpenApiResponsesObject = { [String(op.successStatus) as '200']: successResponse(op, baseUrl) };
+  for (const [status, codes] of byStatus(errorCodesOf(op))) {
+    all[status === 500 ? 'default' : (String(status) as '400')] = {
+      description: errorDescription(codes),
+      headers: {
+        ...commonHeaders(),
+        ...(status === 429 ? headerRefs('Retry-After') : {}),
+        ...(status === 410 && op.deprecation ? deprecationHeaders(op.deprecation, baseUrl) : {}),
+        ...corsHeaders(),
+      },
+      content: errorContent(codes),
+    };
+  }
+  return all;
+}
