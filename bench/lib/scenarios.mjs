@@ -296,7 +296,7 @@ export function defineScenarios(ctx) {
         note:
           'Each connection sends nine lists, then a create, and again. Measured: the p99 of the lists among the creates, median over the pairs; the lists-only runs of the same service are shown for comparison. Every create drops the page cache, so lists read the database again after it.',
         whyMissed:
-          'every create drops the page cache, so the next list queries PGlite, which runs its statements one at a time on the event loop: a list waits behind the group of creates in the same turn.',
+          'every create drops the whole page cache, so after each group of creates the next list of each page queries PGlite again, and PGlite runs its statements on the service\'s one event loop, so lists wait behind the creates\' insert and the HTTP work of the turn; on a machine where other processes keep more than a core busy, the lists-only runs of the same service miss 20 ms too. Going further needs a cache that keeps the pages a create cannot change (a new animal only ever lands on the last page of a listing) and PGlite off the event loop (its own worker thread).',
       },
     );
   }

@@ -30,8 +30,8 @@ function concat(parts: Uint8Array[]): Uint8Array {
  * Runs statements on PGlite as named prepared statements: each SQL text is parsed and planned once, then every
  * execution is one wire-protocol message (Bind, Describe, Execute, Sync) through PGlite's `execProtocol`.
  * `pglite.query` sends six messages one call each (Parse, Describe, Bind, Describe, Execute, Sync) and parses and
- * plans the text every time: measured on 2 cores, a 25-row grouped insert took 1,500 µs of CPU that way and 560 µs
- * prepared, a single-row insert 600 µs against 155 µs. Parameters are serialized and rows parsed with PGlite's own
+ * plans the text every time: measured on 2 cores, a 25-row grouped insert took 1,400–2,000 µs of CPU that way and
+ * 530–810 µs prepared, a single-row insert 540–670 µs against 155–215 µs. Parameters are serialized and rows parsed with PGlite's own
  * type handlers (`types`, `parse.parseResults`), so results are the ones `query` gives. Needs the session to itself:
  * the caller holds PGlite's one session while a statement runs.
  * @example const run = createStatementRunner(pglite); const { rows } = await run('select $1::int as n', [1])
