@@ -203,14 +203,30 @@ async function runScenario(scenario, ctx) {
     const rb = await loadGenerator.drive(b, requestOf('b'), load);
     b.windows.push(rb.window);
     const ratio =
-      scenario.kind === 'cost' ? rb.cpuUsPerRequest - ra.cpuUsPerRequest : latency ? rb.p50Ms / ra.p50Ms : rb.rps / ra.rps;
+      scenario.kind === 'cost'
+        ? rb.cpuUsPerRequest - ra.cpuUsPerRequest
+        : scenario.kind === 'mixed'
+          ? rb.byKind.main.p99Ms
+          : latency
+            ? rb.p50Ms / ra.p50Ms
+            : rb.rps / ra.rps;
     pairs.push({ a: ra, b: rb, ratio });
     log(`  pair ${i + 1}: ${scenario.a.label} ${Math.round(ra.rps)} req/s p50 ${ra.p50Ms?.toFixed(2)} ms ${ra.cpuUsPerRequest?.toFixed(1)} µs CPU · ${scenario.b.label} ${Math.round(rb.rps)} req/s p50 ${rb.p50Ms?.toFixed(2)} ms ${rb.cpuUsPerRequest?.toFixed(1)} µs CPU · ${scenario.kind === 'cost' ? 'difference' : 'ratio'} ${ratio.toFixed(3)}`);
   }
   const measured = median(pairs.map((p) => p.ratio));
   const summaryA = summarize(pairs.map((p) => p.a));
   const summaryB = summarize(pairs.map((p) => p.b));
-  const met = scenario.target.op === '>=' ? measured >= scenario.target.value : measured <= scenario.target.value;
+  const { target } = scenario;
+  const met =
+    (target.op === '>=' ? measured >= target.value || (target.orRps !== undefined && summaryB.rps >= target.orRps) : measured <= target.value) &&
+    (target.p99Ms === undefined || summaryB.p99Ms <= target.p99Ms);
+  if (target.p99Ms !== undefined) notes.push(`Service p99 ${summaryB.p99Ms.toFixed(1)} ms (target ≤ ${target.p99Ms} ms), ${Math.round(summaryB.rps).toLocaleString('en-US')} creates/s.`);
+  if (scenario.kind === 'mixed') {
+    const p99s = (kind) => pairs.map((p) => p.b.byKind[kind].p99Ms.toFixed(1)).join(', ');
+    notes.push(
+      `Per pair, p99 of the lists among the creates: ${p99s('main')} ms; of the creates: ${p99s('mixed')} ms; of the lists alone (A): ${pairs.map((p) => p.a.p99Ms.toFixed(1)).join(', ')} ms.`,
+    );
+  }
   const bad = summaryA.non2xx + summaryA.errors + summaryB.non2xx + summaryB.errors;
   if (bad) notes.push(`${bad} responses were not 2xx or failed: the numbers are not valid.`);
   if (scenario.database === 'postgres' && summaryB.dbCpuUsPerRequest !== undefined && summaryB.dbCpuUsPerRequest < 2) {
@@ -286,6 +302,14 @@ try {
       embedded.loggingCopy = `${embedded.small}-logging`;
       await cp(embedded.small, embedded.copy, { recursive: true });
       await cp(embedded.small, embedded.loggingCopy, { recursive: true });
+    }
+    // The create rows' service and the bare PGlite baseline each get a copy: creates must not reach the folder the
+    // list and big-data rows read (10,000 pets), and a data folder is one process's.
+    if (wanted('rest-create-embedded', 'rest-create-embedded-pglite', 'mixed-embedded')) {
+      embedded.createCopy = `${embedded.small}-create`;
+      embedded.baselineCopy = `${embedded.small}-bare-pglite`;
+      await cp(embedded.small, embedded.createCopy, { recursive: true });
+      await cp(embedded.small, embedded.baselineCopy, { recursive: true });
     }
     if (embedded.big) {
       const started = performance.now();

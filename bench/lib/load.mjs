@@ -1,20 +1,50 @@
 // The load generator, run as its own process: `node bench/lib/load.mjs`. It prints "ready", then for each JSON line
 // on stdin ({ url, method, headers, body, connections, duration }) runs autocannon and prints one JSON line with
 // the result. Latencies are kept per response (fractional ms) so p50/p99 are exact rather than whole milliseconds.
+// With `mix` ({ every, request: { path, method, headers, body } }) each connection sends `mix.request` as every
+// `every`-th request and the main one otherwise; the result then has p50/p99 for each kind (`byKind.main`,
+// `byKind.mixed`).
 import autocannon from 'autocannon';
 import { createInterface } from 'node:readline';
 import { cursorPaths } from './cursor.mjs';
 import { percentile } from './stats.mjs';
 
-async function run(options) {
+/** Response times, grown as needed; `summary()` gives their count, p50 and p99. */
+function latencyLog() {
   let latencies = new Float64Array(1 << 16);
   let count = 0;
+  return {
+    add(ms) {
+      if (count === latencies.length) {
+        const grown = new Float64Array(latencies.length * 2);
+        grown.set(latencies);
+        latencies = grown;
+      }
+      latencies[count++] = ms;
+    },
+    sorted: () => latencies.subarray(0, count).sort(),
+    summary() {
+      const sorted = this.sorted();
+      return { count, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) };
+    },
+  };
+}
+
+async function run(options) {
+  const all = latencyLog();
+  const byKind = options.mix ? { main: latencyLog(), mixed: latencyLog() } : undefined;
+  // Per connection, how many responses it has had: with pipelining 1 they come back in the order sent.
+  const sent = new Map();
   // With `cursorCycle`, each request asks for the next of a cycle of different pages (no page repeats soon).
   const paths = options.cursorCycle ? cursorPaths({ path: options.path, ...options.cursorCycle }) : undefined;
   let next = 0;
+  const mixed = options.mix && { method: 'GET', ...options.mix.request };
+  const main = { method: options.method ?? 'GET', path: options.path, headers: options.headers ?? {}, body: options.body };
+  const cycle = mixed ? [...Array.from({ length: options.mix.every - 1 }, () => main), mixed] : undefined;
   const instance = autocannon({
     url: options.url,
     ...(paths ? { requests: [{ setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }] } : {}),
+    ...(cycle ? { requests: cycle } : {}),
     method: options.method ?? 'GET',
     headers: options.headers ?? {},
     body: options.body,
@@ -23,17 +53,15 @@ async function run(options) {
     duration: options.duration,
     timeout: 10,
   });
-  instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+  instance.on('response', (client, statusCode, _bytes, responseTime) => {
+    const n = sent.get(client) ?? 0;
+    sent.set(client, n + 1);
     if (statusCode < 200 || statusCode > 299) return;
-    if (count === latencies.length) {
-      const grown = new Float64Array(latencies.length * 2);
-      grown.set(latencies);
-      latencies = grown;
-    }
-    latencies[count++] = responseTime;
+    all.add(responseTime);
+    if (byKind) (n % options.mix.every === options.mix.every - 1 ? byKind.mixed : byKind.main).add(responseTime);
   });
   const result = await instance;
-  const sorted = latencies.subarray(0, count).sort();
+  const sorted = all.sorted();
   const completed = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
   return {
     durationS: result.duration,
@@ -47,6 +75,7 @@ async function run(options) {
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
     bytesPerResponse: completed ? result.throughput.total / completed : undefined,
+    ...(byKind ? { byKind: { main: byKind.main.summary(), mixed: byKind.mixed.summary() } } : {}),
   };
 }
 

@@ -7,7 +7,10 @@ const fmt = (v, digits = 3) => (v === undefined || v === null || Number.isNaN(v)
 const int = (v) => (v === undefined ? '–' : Math.round(v).toLocaleString('en-US'));
 const ms = (v) => (v === undefined ? '–' : v < 10 ? v.toFixed(2) : v.toFixed(1));
 const pct = (v) => (v === undefined ? '–' : `${Math.round(v * 100)}%`);
-const targetText = (t) => `${t.op === '>=' ? '≥' : '≤'} ${t.value}${t.unit ?? 'x'}`;
+const targetText = (t) =>
+  `${t.op === '>=' ? '≥' : '≤'} ${t.value}${t.unit ?? 'x'}` +
+  (t.orRps ? ` or ≥ ${t.orRps.toLocaleString('en-US')} req/s` : '') +
+  (t.p99Ms ? `, p99 ≤ ${t.p99Ms} ms` : '');
 const resultText = (s) => ({ met: '✅ met', missed: '❌ missed', skipped: '⏭ skipped', failed: '⚠️ failed' })[s.status] ?? s.status;
 
 function measuredText(s) {
@@ -15,6 +18,7 @@ function measuredText(s) {
   if (s.kind === 'startup') return `${fmt(s.measured / 1000)} s`;
   if (s.kind === 'memory') return `${fmt(s.measured)} MB`;
   if (s.kind === 'cost') return `${fmt(s.measured, 1)} µs`;
+  if (s.kind === 'mixed') return `${fmt(s.measured, 1)} ms`;
   return `${fmt(s.measured)}x`;
 }
 

@@ -2,7 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cursorAfter } from './cursor.mjs';
-import { API_KEY, startBareInsert, startBareList, startService, startTrpcMemory } from './servers.mjs';
+import { API_KEY, startBareInsert, startBareList, startBarePgliteInsert, startJsonEcho, startService, startTrpcMemory } from './servers.mjs';
 
 /** Every scenario's id, in the order they run. */
 export const SCENARIO_IDS = Object.freeze([
@@ -16,7 +16,14 @@ export const SCENARIO_IDS = Object.freeze([
   'big-deep-page',
   'big-every-page',
   'rest-create-pg',
+  'rest-create-embedded',
+  'rest-create-embedded-pglite',
+  'mixed-embedded',
 ]);
+
+// Measured on 2 cores (see the README's Performance section); printed under the create rows only when they miss.
+const EMBEDDED_CREATE_WHY =
+  'PGlite runs PostgreSQL inside the service\'s one event loop: the creates of a turn go as one prepared insert, whose WebAssembly and PGlite\'s JavaScript protocol layer are about a third of the service\'s CPU per create; the rest is the HTTP edge (parsing, the 201 with its headers, the writev) and the request log line, as on a list. Going further needs PGlite off the event loop (its own worker thread, so inserts use the second core while HTTP uses the first) or a cheaper HTTP edge; the load generator shares the same two cores.';
 
 export const LIST_PATH = '/v1/pets?limit=20&status=available';
 const TRPC_LIST_PATH = `/trpc/pets.list?input=${encodeURIComponent(JSON.stringify({ limit: 20, status: 'available' }))}`;
@@ -236,6 +243,62 @@ export function defineScenarios(ctx) {
         'The baseline inserts the same body into the same table with one INSERT … RETURNING, without key, validation or quota.',
     };
     scenarios.push(pg ? s : { ...s, skip: 'DATABASE_URL is not set; set it to a PostgreSQL server to run this row.' });
+  }
+
+  {
+    // Creates on the embedded database, as `npm start` runs: one service on its own copy of the seeded folder (its
+    // creates must not reach the folder the list and big-data rows read), shared by the three rows below.
+    const b = service('embedded-create', { dataDir: embedded.createCopy }, 'rest-create-embedded');
+    const whyCreateMissed = EMBEDDED_CREATE_WHY;
+    scenarios.push(
+      {
+        id: 'rest-create-embedded',
+        title: 'REST create, embedded DB (the default), against an in-memory JSON echo',
+        chartLabel: 'REST create · embedded vs in-memory echo',
+        kind: 'throughput',
+        target: { op: '>=', value: 0.3, orRps: 10_000, p99Ms: 50 },
+        a: { label: 'bare node:http, in-memory echo', spec: { key: 'json-echo', start: () => startJsonEcho({ name: 'json-echo', logDir }) } },
+        b: { label: 'service', spec: b },
+        request: createRequest,
+        database: 'embedded',
+        note:
+          'Target: at least 0.3x the echo or 10,000 creates/s, with the service\'s p99 at most 50 ms. The echo keeps nothing: it parses the body and answers it with an id from a counter. ' +
+          'The service commits every create before answering it (nothing acknowledged is lost on kill -9).',
+        whyMissed: whyCreateMissed,
+      },
+      {
+        id: 'rest-create-embedded-pglite',
+        title: 'REST create, embedded DB, against bare node:http + PGlite grouped inserts',
+        chartLabel: 'REST create · embedded vs bare PGlite insert',
+        kind: 'throughput',
+        target: { op: '>=', value: 0.8 },
+        a: {
+          label: 'bare node:http + PGlite grouped insert',
+          spec: { key: 'bare-pglite-insert', start: () => startBarePgliteInsert({ name: 'bare-pglite-insert', logDir, dataDir: embedded.baselineCopy }) },
+        },
+        b: { label: 'service', spec: b },
+        request: createRequest,
+        database: 'embedded',
+        note:
+          'The baseline runs PGlite in its own process on a copy of the same data and groups the creates of each event-loop turn into one insert … select from unnest(…) through pglite.query, without key, validation or quota.',
+        whyMissed: whyCreateMissed,
+      },
+      {
+        id: 'mixed-embedded',
+        title: 'Mixed traffic, embedded DB: 90% list, 10% create; list p99',
+        chartLabel: 'list p99 with 10% creates · embedded (ms, lower is better)',
+        kind: 'mixed',
+        target: { op: '<=', value: 20, unit: ' ms' },
+        a: { label: 'the same service, lists only', spec: b },
+        b: { label: 'service, 90% list + 10% create', spec: b },
+        request: { a: listRequest, b: { ...listRequest, mix: { every: 10, request: createRequest } } },
+        database: 'embedded',
+        note:
+          'Each connection sends nine lists, then a create, and again. Measured: the p99 of the lists among the creates, median over the pairs; the lists-only runs of the same service are shown for comparison. Every create drops the page cache, so lists read the database again after it.',
+        whyMissed:
+          'every create drops the whole page cache, so after each group of creates the next list of each page queries PGlite again, and PGlite runs its statements on the service\'s one event loop, so lists wait behind the creates\' insert and the HTTP work of the turn; on a machine where other processes keep more than a core busy, the lists-only runs of the same service miss 20 ms too. Going further needs a cache that keeps the pages a create cannot change (a new animal only ever lands on the last page of a listing) and PGlite off the event loop (its own worker thread).',
+      },
+    );
   }
   return scenarios;
 }

@@ -42,11 +42,11 @@ export async function startService({ name, logDir, main = SERVICE_MAIN, database
   return Object.assign(server, { url: `http://127.0.0.1:${port}`, profileFile });
 }
 
-async function startBaseline(name, script, logDir, extraEnv) {
+async function startBaseline(name, script, logDir, extraEnv, nodeArgs = []) {
   const port = await freePort();
   const server = await startProcess({
     name,
-    args: [join(BASELINES, script)],
+    args: [...nodeArgs, join(BASELINES, script)],
     env: childEnv({ PORT: port, HOST: '127.0.0.1', ...extraEnv }),
     cwd: ROOT,
     readyLine: 'listening',
@@ -61,6 +61,16 @@ export const startBareList = ({ name, logDir, bodyFile }) => startBaseline(name,
 /** The bare node:http + pg server inserting into the `pets` table of `databaseUrl`. */
 export const startBareInsert = ({ name, logDir, databaseUrl }) =>
   startBaseline(name, 'bare-insert.mjs', logDir, { DATABASE_URL: databaseUrl });
+
+/** The bare node:http server answering each create from memory (an id from a counter), no database. */
+export const startJsonEcho = ({ name, logDir }) => startBaseline(name, 'json-echo.mjs', logDir, {});
+
+/**
+ * The bare node:http + PGlite server grouping the creates of each turn into one insert, on its own copy of the
+ * embedded data in `dataDir`; on V8's baseline WebAssembly compiler, as the service runs PGlite.
+ */
+export const startBarePgliteInsert = ({ name, logDir, dataDir }) =>
+  startBaseline(name, 'bare-pglite-insert.mjs', logDir, { DATA_DIR: dataDir }, ['--liftoff-only']);
 
 /** The plain tRPC standalone server answering `pets.list` with the animals in `dataFile`. */
 export const startTrpcMemory = ({ name, logDir, dataFile }) => startBaseline(name, 'trpc-memory.mjs', logDir, { DATA_FILE: dataFile });

@@ -26,9 +26,11 @@ async function insertMany(db: Kysely<Database>, pets: readonly Omit<Pet, 'id'>[]
 /**
  * The repository with its inserts grouped: one statement is in flight at a time, and animals created meanwhile go
  * together in the next (up to 100), so a busy service makes one round trip and one commit per group instead of one
- * per animal. An idle service sends each insert at once. Every insert is still committed before it is answered; if
- * a group fails, its animals are inserted one by one, so each gets its own outcome. For the store's own
- * repository only: inserts inside a transaction must not be grouped.
+ * per animal. The first group of an idle repository is sent at the end of the event-loop turn, so the creates read
+ * in that turn go together: an embedded database (PGlite) runs a statement synchronously, so no create could ever
+ * arrive while it is "in flight" and every group would hold one animal. Every insert is still committed before it
+ * is answered; if a group fails, its animals are inserted one by one, so each gets its own outcome. For the store's
+ * own repository only: inserts inside a transaction must not be grouped.
  * @example const pets = withBatchedInserts(createPetRepository(db), db)
  */
 export function withBatchedInserts(repository: PetRepository, db: Kysely<Database>): PetRepository {
@@ -37,6 +39,7 @@ export function withBatchedInserts(repository: PetRepository, db: Kysely<Databas
 
   async function drain() {
     running = true;
+    await new Promise<void>((resolve) => setImmediate(resolve));
     while (queue.length > 0) {
       const group = queue.slice(0, MAX_BATCH);
       queue = queue.slice(group.length);

@@ -1,8 +1,8 @@
 import { PostgresDialect, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
+import { createStatementRunner, type PGliteProtocol } from './pglite-statements.js';
 
 /** The part of a PGlite instance the dialect uses. */
-export interface PGliteLike {
-  query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
+export interface PGliteLike extends PGliteProtocol {
   close(): Promise<void>;
 }
 
@@ -23,11 +23,12 @@ class SessionLock {
 
 function createPool(pglite: PGliteLike): PostgresPool {
   const lock = new SessionLock();
+  const run = createStatementRunner(pglite);
   return {
     async connect(): Promise<PostgresPoolClient> {
       const release = await lock.acquire();
       async function query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
-        const result = await pglite.query<R>(sql, [...parameters]);
+        const result = await run<R>(sql, parameters);
         const command = WRITE_COMMAND.exec(sql)?.[1]?.toUpperCase() as PostgresQueryResult<R>['command'];
         return { command, rowCount: result.affectedRows ?? result.rows.length, rows: result.rows };
       }
@@ -40,7 +41,8 @@ function createPool(pglite: PGliteLike): PostgresPool {
 
 /**
  * A kysely dialect over one PGlite instance. PGlite has a single session, so connections are handed out one at a
- * time: a transaction holds the session until it ends and nothing interleaves with it.
+ * time: a transaction holds the session until it ends and nothing interleaves with it. Statements run as prepared
+ * statements, each execution one protocol message (see {@link createStatementRunner}).
  * @example new Kysely<Database>({ dialect: createPGliteDialect(await PGlite.create('memory://')) })
  */
 export function createPGliteDialect(pglite: PGliteLike): PostgresDialect {
