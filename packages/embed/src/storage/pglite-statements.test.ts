@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgliteTemplate } from '../pglite-template.js';
-import { isDatabaseUnavailable } from './is-database-unavailable.js';
+import { isDatabaseUnavailable } from '@petstore/core';
 import { createStatementRunner, type RunStatement } from './pglite-statements.js';
 
 describe('statements on PGlite, prepared once and run as one protocol message', () => {
