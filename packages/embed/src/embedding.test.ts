@@ -89,7 +89,7 @@ describe.each(targets)('embedding the pet store on $name', (target) => {
     app.get('/hello', (_req, res) => {
       res.json({ hello: 'world' });
     });
-    app.use('/petstore', createRestHandler({ store: service.store }));
+    app.use('/petstore', createRestHandler({ store: service.store, basePath: '/petstore/v1' }));
     const server = createServer(app);
     const url = await listen(server);
     try {

@@ -38,7 +38,8 @@ export interface Cors {
 
 function addVary(headers: Record<string, string>, name: string) {
   const vary = headers['vary'];
-  headers['vary'] = vary ? `${vary}, ${name}` : name;
+  if (vary === undefined) headers['vary'] = name;
+  else if (!vary.split(',').some((each) => each.trim().toLowerCase() === name.toLowerCase())) headers['vary'] = `${vary}, ${name}`;
 }
 
 /**
