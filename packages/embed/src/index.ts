@@ -1,5 +1,4 @@
-export { openDatabase, restoreDataDir, type DatabaseOptions, type OpenDatabase } from './open-database.js';
-export { openRedis } from './open-redis.js';
+export { openDatabase, openRedis, restoreDataDir, type DatabaseOptions, type OpenDatabase } from '@petstore/drivers';
 export { openPetStore, type OpenPetStoreOptions, type OpenPetStore, type ConfiguredApiKey } from './open-pet-store.js';
 export { createHttpHandler, type HttpHandlerOptions } from './create-http-handler.js';
 export { createFetchHandler, type FetchHandler } from './create-fetch-handler.js';

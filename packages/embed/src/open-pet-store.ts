@@ -10,9 +10,9 @@ import {
   type PlanName,
   type QuotaOptions,
 } from '@petstore/core';
-import { openDatabase, type DatabaseOptions, type OpenDatabase } from './open-database.js';
-import { openRedis } from './open-redis.js';
-import type { Redis } from 'ioredis';
+import { openDatabase, openRedis, type DatabaseOptions, type OpenDatabase } from '@petstore/drivers';
+
+type Redis = Awaited<ReturnType<typeof openRedis>>;
 
 /** A key made to exist at start-up (`PETSTORE_API_KEYS`), stored hashed. */
 export interface ConfiguredApiKey {

@@ -1,7 +1,7 @@
 import { testDatabases } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPetStore, generateApiKey } from '@petstore/core';
-import { openDatabase } from '@petstore/embed';
+import { openDatabase } from '@petstore/testing';
 import { sql } from 'kysely';
 import { createRestHandler } from './rest-handler.js';
 import { listen } from './testing/listen.js';

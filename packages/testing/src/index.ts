@@ -3,9 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { migrateToLatest, PetStoreError } from '@petstore/core';
-import { openDatabase, openRedis, type OpenDatabase } from '@petstore/embed';
+import { openDatabase, openRedis, type OpenDatabase } from '@petstore/drivers';
 import pg from 'pg';
 import { expect } from 'vitest';
+
+/** The drivers, for tests that open a database of their own. */
+export { openDatabase, type OpenDatabase } from '@petstore/drivers';
 
 /** A database a test can run on: PGlite always, PostgreSQL when `DATABASE_URL` is set. */
 export interface TestDatabase {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { OpenDatabase } from '@petstore/embed';
+import type { OpenDatabase } from '@petstore/testing';
 import { databaseUrl, openTwoInstances, testDatabases } from '@petstore/testing';
 import type { Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { openDatabase, type OpenDatabase } from '@petstore/embed';
+import { openDatabase, type OpenDatabase } from '@petstore/testing';
 import { openTestRedis, redisUrl, refusal, testDatabases, type TestDatabase } from '@petstore/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

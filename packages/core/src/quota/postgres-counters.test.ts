@@ -1,4 +1,4 @@
-import { openDatabase, type OpenDatabase } from '@petstore/embed';
+import { openDatabase, type OpenDatabase } from '@petstore/testing';
 import { databaseUrl, openTwoInstances, refusal, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {

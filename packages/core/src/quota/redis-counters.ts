@@ -4,7 +4,7 @@ import { COUNTER_CEILING, countersOn, failureOf, type Counters } from './counter
 /**
  * The part of an ioredis client the quota uses: pass the client itself. Core loads no Redis driver; the caller
  * makes the client fail fast while Redis is away (no offline queue, no retried commands), as `openRedis` in
- * `@petstore/embed` does.
+ * `@petstore/drivers` does.
  * @example createQuota({ store: 'redis', client: new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0 }) })
  */
 export interface RedisLike {

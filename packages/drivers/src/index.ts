@@ -1,0 +1,2 @@
+export { openDatabase, restoreDataDir, type DatabaseOptions, type OpenDatabase } from './open-database.js';
+export { openRedis } from './open-redis.js';
