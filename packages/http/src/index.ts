@@ -16,4 +16,4 @@ export { splitTarget, type RequestTarget } from './request-target.js';
 export { readJsonBody, isJsonMediaType, BODY_LIMIT } from './read-json-body.js';
 export { responseHeaders, type Links } from './response-headers.js';
 export { jsonResponse, errorResponse, resourceResponse, JSON_CONTENT_TYPE } from './respond.js';
-export { jsonText } from './json-text.js';
+export { createJsonText } from './json-text.js';

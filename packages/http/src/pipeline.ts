@@ -137,16 +137,15 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   async function handle(request: StandardRequest, { fallThrough = false } = {}): Promise<PipelineResult> {
     const { path, query } = splitTarget(request.url);
-    if (!isUnder(path, basePath)) {
-      if (fallThrough) return undefined;
-    }
+    const inside = isUnder(path, basePath);
+    if (!inside && fallThrough) return undefined;
     const ctx = edge.context(request);
     contexts.set(request, ctx);
     let response: PipelineResult;
     try {
       response =
         edge.redirect(request, ctx) ??
-        (isUnder(path, basePath)
+        (inside
           ? await serve(request, ctx, path.slice(basePath.length), query, fallThrough)
           : errorResponse(failed(new PetStoreError('not_found'), ctx)));
     } catch (error) {

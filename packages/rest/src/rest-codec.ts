@@ -3,7 +3,7 @@ import { operations, PetStoreError, type OperationDefinition, type OperationId }
 import {
   errorResponse,
   jsonResponse,
-  jsonText,
+  createJsonText,
   readJsonBody,
   responseHeaders,
   type Codec,
@@ -84,6 +84,7 @@ function inputReader(op: OperationDefinition): Extract<Route, { kind: 'operation
  */
 export function createRestCodec(options: RestCodecOptions): Codec<Plan> {
   const prefix = options.prefix ?? '/v1';
+  const jsonText = createJsonText();
   const apiBase = `${options.basePath ?? ''}${prefix}`;
   const routes: RouteDefinition<Route>[] = (Object.entries(operations) as [OperationId, OperationDefinition][]).map(
     ([operationId, op]) => ({

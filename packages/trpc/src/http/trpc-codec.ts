@@ -4,7 +4,7 @@ import {
   BODY_LIMIT,
   isJsonMediaType,
   jsonResponse,
-  jsonText,
+  createJsonText,
   readJsonBody,
   responseHeaders,
   type CallResult,
@@ -102,6 +102,7 @@ function streamable(request: StandardRequest, calls: readonly Call[]): boolean {
  */
 export function createTrpcCodec(options: TrpcCodecOptions): Codec<Plan> {
   const { store } = options;
+  const jsonText = createJsonText();
   const prefix = options.prefix ?? '/trpc';
   const base = options.basePath ?? '';
   const trpcBase = `${base}${prefix}`;
