@@ -30,9 +30,17 @@ const writeNow: Write = (res, status, headers, body) => {
   res.end(body);
 };
 
-/** Leaves an unread body behind: drained, and the connection closed when it may be large. */
+/**
+ * Leaves an unread body behind: drained, and the connection closed when it may be large, or when reading stopped
+ * part-way (past the 64 KiB limit), so nobody can stream into a request that is already answered.
+ */
 function discard(req: IncomingMessage, request: StandardRequest & { bodyRead: boolean }, headers: Record<string, string>) {
-  if (request.bodyRead || req.complete || req.readableEnded || !request.hasBody()) return;
+  if (req.complete || req.readableEnded || !request.hasBody()) return;
+  if (request.bodyRead) {
+    headers['connection'] = 'close';
+    req.resume();
+    return;
+  }
   const length = request.header('content-length');
   if (length === undefined || !(Number(length) <= BODY_LIMIT)) headers['connection'] = 'close';
   req.resume();
