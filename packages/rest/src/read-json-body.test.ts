@@ -34,7 +34,9 @@ describe.each(testDatabases)('reading the request body on $name', (database) => 
         controller.close();
       },
     });
-    await expectError(await post(stream, json), 413, 'payload_too_large');
+    const response = await post(stream, json);
+    await expectError(response, 413, 'payload_too_large');
+    expect(response.headers.get('connection')).toBe('close');
   });
 
   it('answers 413 before a client has finished streaming an oversized body', async () => {
