@@ -64,7 +64,6 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const edge = options.edge ?? createEdge(options);
   const cors = createCors(options.cors ?? '*');
   const resources = new Map(Object.entries(options.resources ?? {}));
-  const contexts = new WeakMap<StandardRequest, RequestContext>();
 
   const failed = (error: unknown, ctx: RequestContext) => {
     const failure = toPetStoreError(error);
@@ -74,8 +73,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   };
 
   async function call(codec: Codec, match: Extract<CodecMatch<unknown>, { kind: 'calls' }>, ctx: RequestContext) {
-    const run = async (one: (typeof match.calls)[number]): Promise<CallResult> => {
-      if ('failure' in one) return { ok: false, error: failed(one.failure, ctx) };
+    const run = (one: (typeof match.calls)[number]): Promise<CallResult> => {
+      if ('failure' in one) return Promise.resolve({ ok: false, error: failed(one.failure, ctx) });
       return store.call(one.operationId, one.readInput, ctx).then(
         (outcome) => {
           if (outcome.meta.keyId !== undefined) ctx.keyId = outcome.meta.keyId;
@@ -140,7 +139,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const inside = isUnder(path, basePath);
     if (!inside && fallThrough) return undefined;
     const ctx = edge.context(request);
-    contexts.set(request, ctx);
+    request.context = ctx;
     let response: PipelineResult;
     try {
       response =
@@ -157,5 +156,5 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return response;
   }
 
-  return Object.freeze({ handle, contextOf: (request: StandardRequest) => contexts.get(request), edge });
+  return Object.freeze({ handle, contextOf: (request: StandardRequest) => request.context, edge });
 }

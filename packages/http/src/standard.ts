@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestContext } from './request-context.js';
 
 /**
  * A request as the pipeline reads it, whatever server received it: built lazily over `node:http` (no Fetch objects
@@ -28,6 +29,8 @@ export interface StandardRequest {
    * handler as it is (tRPC's streamed batches).
    */
   readonly raw?: { node: { req: IncomingMessage; res: ServerResponse } } | { fetch: Request } | undefined;
+  /** The request's context, once the pipeline has built it (kept on the request: no per-request map to look it up). */
+  context?: RequestContext | undefined;
 }
 
 /** The connection a request came on. */

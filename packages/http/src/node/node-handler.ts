@@ -25,6 +25,10 @@ export type NodeHandler = ((req: IncomingMessage, res: ServerResponse, next?: (e
 
 type Write = (res: ServerResponse, status: number, headers: Record<string, string>, body: string | Uint8Array | undefined) => void;
 
+/** Where a node request keeps its standard request, for `contextOf` (a property, not a per-request map entry). */
+const STANDARD = Symbol('petstore.standardRequest');
+type WithRequest = IncomingMessage & { [STANDARD]?: StandardRequest };
+
 const writeNow: Write = (res, status, headers, body) => {
   res.writeHead(status, headers);
   res.end(body);
@@ -53,15 +57,14 @@ function discard(req: IncomingMessage, request: StandardRequest & { bodyRead: bo
  */
 export function toNodeHandler(pipeline: Pipeline, options: NodeAdapterOptions = {}): NodeHandler {
   const write: Write = options.writeAtTurnEnd ? createTurnEndWriter() : writeNow;
-  const requests = new WeakMap<IncomingMessage, StandardRequest>();
-  const answered = new WeakSet<ServerResponse>();
+  type NodeRequest = ReturnType<typeof fromNodeRequest>;
 
-  function send(req: IncomingMessage, res: ServerResponse, request: StandardRequest & { bodyRead: boolean }, response: StandardResponse) {
-    if (answered.has(res) || res.headersSent || res.destroyed) {
+  function send(req: IncomingMessage, res: ServerResponse, request: NodeRequest, response: StandardResponse) {
+    if (request.answered || res.headersSent || res.destroyed) {
       res.destroy();
       return;
     }
-    answered.add(res);
+    request.answered = true;
     const { headers, body } = response;
     discard(req, request, headers);
     if (response.closeConnection) headers['connection'] = 'close';
@@ -78,7 +81,7 @@ export function toNodeHandler(pipeline: Pipeline, options: NodeAdapterOptions = 
 
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
     const request = fromNodeRequest(req, res);
-    requests.set(req, request);
+    (req as WithRequest)[STANDARD] = request;
     pipeline.handle(request, { fallThrough: next !== undefined }).then(
       (result) => {
         if (result === undefined) return next ? next() : undefined;
@@ -88,9 +91,6 @@ export function toNodeHandler(pipeline: Pipeline, options: NodeAdapterOptions = 
     );
   };
   return Object.assign(handler, {
-    contextOf: (req: IncomingMessage) => {
-      const request = requests.get(req);
-      return request && pipeline.contextOf(request);
-    },
+    contextOf: (req: IncomingMessage) => (req as WithRequest)[STANDARD]?.context,
   });
 }

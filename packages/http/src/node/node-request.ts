@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import type { RequestContext } from '../request-context.js';
 import type { PeerInfo, StandardRequest } from '../standard.js';
 
 type HostRequest = IncomingMessage & { originalUrl?: unknown; body?: unknown };
@@ -48,6 +49,9 @@ class NodeRequest implements StandardRequest {
   #peer: PeerInfo | undefined;
   /** Whether the pipeline started reading the body (so the adapter need not drain it). */
   bodyRead = false;
+  /** Whether a response was written for it (a second one destroys the socket instead). */
+  answered = false;
+  context: RequestContext | undefined = undefined;
 
   constructor(
     readonly req: HostRequest,
@@ -94,6 +98,9 @@ class NodeRequest implements StandardRequest {
  * The standard request of a `node:http` request (Express and Fastify's raw request included), read lazily.
  * @example const request = fromNodeRequest(req); request.header('authorization')
  */
-export function fromNodeRequest(req: IncomingMessage, res?: ServerResponse): StandardRequest & { readonly bodyRead: boolean } {
+export function fromNodeRequest(
+  req: IncomingMessage,
+  res?: ServerResponse,
+): StandardRequest & { readonly bodyRead: boolean; answered: boolean } {
   return new NodeRequest(req, res ? { node: { req, res } } : undefined);
 }
