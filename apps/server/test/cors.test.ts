@@ -45,6 +45,7 @@ describe('CORS with a list of allowed origins', () => {
     expect(answer.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Idempotency-Key, X-Request-Id');
     expect(answer.headers.get('access-control-max-age')).toBe('7200');
     expect(answer.headers.get('vary')).toBe('Origin');
+    expect(answer.headers.get('content-length')).toBeNull(); // RFC 9110: no Content-Length on a 204
     expect((await preflight(`${server.url}/v1/pets/7`, ALLOWED, 'GET')).headers.get('access-control-allow-methods')).toBe('GET, HEAD');
     const trpc = await preflight(`${server.url}/trpc/pets.create`, ALLOWED, 'POST');
     expect([trpc.status, trpc.headers.get('access-control-allow-methods')]).toEqual([204, 'POST']);

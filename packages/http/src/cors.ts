@@ -71,7 +71,7 @@ export function createCors(origins: CorsOrigins = '*'): Cors {
       request.header('origin') !== undefined &&
       request.header('access-control-request-method') !== undefined,
     preflight(request, methods) {
-      const headers: Record<string, string> = { 'content-length': '0' };
+      const headers: Record<string, string> = {};
       if (origins !== false) {
         if (!anyOrigin) addVary(headers, 'Origin');
         const origin = allowedOrigin(request);
