@@ -5,10 +5,8 @@ import {
   errorResponse,
   jsonResponse,
   normalizeBasePath,
-  type CorsOrigins,
-  type EdgeOptions,
   type Pipeline,
-  type RequestContext,
+  type SurfaceOptions,
 } from '@petstore/http';
 import { createRestCodec } from '@petstore/rest';
 import { createTrpcCodec } from '@petstore/trpc';
@@ -16,16 +14,12 @@ import { createTrpcCodec } from '@petstore/trpc';
 export type { HostRedirect } from '@petstore/http';
 
 /** Where the service is published, where it is mounted, whom it trusts, and who hears of errors. */
-export interface HandlerOptions extends EdgeOptions {
+export interface HandlerOptions extends SurfaceOptions {
   /**
    * The path the whole surface is mounted under (`/petstore`): `${basePath}/v1`, `${basePath}/trpc`,
    * `${basePath}/healthz`; links, the OpenAPI `servers` and the docs page follow it. Default ''.
    */
   basePath?: string | undefined;
-  /** Origins allowed to call from a browser: `*` (the default), a list, or `false`. */
-  cors?: CorsOrigins | undefined;
-  /** Told of every error answered by REST or tRPC, with its cause and the request's context (for logging 500s). */
-  onError?: ((error: PetStoreError, ctx: RequestContext) => void) | undefined;
 }
 
 const OK = JSON.stringify({ status: 'ok' });

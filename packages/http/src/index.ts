@@ -1,6 +1,6 @@
 export type { StandardRequest, StandardResponse, PeerInfo } from './standard.js';
 export type { Codec, CodecCall, CodecMatch, CallResult } from './codec.js';
-export { createPipeline, normalizeBasePath, type Pipeline, type PipelineOptions, type PipelineResult, type Resource } from './pipeline.js';
+export { createPipeline, normalizeBasePath, type Pipeline, type PipelineOptions, type PipelineResult, type Resource, type SurfaceOptions } from './pipeline.js';
 export { createEdge, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
 export { createCors, EXPOSED_HEADERS, type Cors, type CorsOrigins } from './cors.js';
 export { toNodeHandler, type NodeHandler, type NodeAdapterOptions } from './node/node-handler.js';

@@ -9,8 +9,16 @@ import type { StandardRequest, StandardResponse } from './standard.js';
 /** A resource served at a fixed path beside the codecs (`/healthz`), for GET and HEAD, with no key. */
 export type Resource = (ctx: RequestContext) => Promise<StandardResponse> | StandardResponse;
 
+/** What every handler on the pipeline takes: whom it trusts (the edge), which browsers may call, who hears of errors. */
+export interface SurfaceOptions extends EdgeOptions {
+  /** Origins allowed to call from a browser: `*` (the default), a list, or `false`. */
+  cors?: CorsOrigins | undefined;
+  /** Told of every error answered, with its cause and the request's context (for logging 500s). */
+  onError?: ((error: PetStoreError, ctx: RequestContext) => void) | undefined;
+}
+
 /** What {@link createPipeline} is built from. */
-export interface PipelineOptions extends EdgeOptions {
+export interface PipelineOptions extends SurfaceOptions {
   store: PetStore;
   /** The wire formats, each under its prefix (`/v1`, `/trpc`). */
   codecs: readonly Codec<any>[];
@@ -20,10 +28,6 @@ export interface PipelineOptions extends EdgeOptions {
   basePath?: string;
   /** The edge the codecs were built with; built from the other options when absent. */
   edge?: Edge;
-  /** Origins allowed to call from a browser. Default `*`. */
-  cors?: CorsOrigins;
-  /** Told of every error answered, with the request's context (for logging 500s with their cause). */
-  onError?: (error: PetStoreError, ctx: RequestContext) => void;
 }
 
 /** How one request ended: a response to write, one already written by a codec, or not the pipeline's (`next`). */

@@ -1,27 +1,14 @@
-import type { PetStoreError, PetStore } from '@petstore/core';
-import {
-  createEdge,
-  createPipeline,
-  normalizeBasePath,
-  toNodeHandler,
-  type CorsOrigins,
-  type EdgeOptions,
-  type NodeHandler,
-  type RequestContext,
-} from '@petstore/http';
+import type { PetStore } from '@petstore/core';
+import { createEdge, createPipeline, normalizeBasePath, toNodeHandler, type NodeHandler, type SurfaceOptions } from '@petstore/http';
 import { createRestCodec } from './rest-codec.js';
 
 /** What {@link createRestHandler} is built from. */
-export interface RestHandlerOptions extends EdgeOptions {
+export interface RestHandlerOptions extends SurfaceOptions {
   store: PetStore;
   /** Where the API lives, as the handler sees paths; default '/v1'. */
   basePath?: string;
   /** Serve `${basePath}/openapi.json` and the docs at `${basePath}/docs` (no key needed); default true. */
   docs?: boolean;
-  /** Origins allowed to call from a browser; default `*`. */
-  cors?: CorsOrigins;
-  /** Told of every error answered, with its cause (for logging 500s). */
-  onError?: (error: PetStoreError, ctx: RequestContext) => void;
 }
 
 /**

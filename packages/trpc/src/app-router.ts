@@ -27,4 +27,4 @@ export type AppRouter = typeof appRouter;
  * The path of every procedure, e.g. `pets.list`.
  * @example procedurePaths.includes('pets.get') // true
  */
-export const procedurePaths: readonly string[] = Object.freeze(Object.keys(appRouter._def.procedures));
+export const procedurePaths: readonly string[] = Object.freeze(Object.keys(pets.procedures).map((name) => `pets.${name}`));

@@ -1,6 +1,6 @@
 import { operations } from '@petstore/core';
 import { describe, expect, it } from 'vitest';
-import { appRouter } from './app-router.js';
+import { appRouter, procedurePaths } from './app-router.js';
 
 describe('the pets procedures of the service\'s own router', () => {
   it('has one procedure per operation, named by its definition, a mutation exactly when it writes, and page', () => {
@@ -12,5 +12,6 @@ describe('the pets procedures of the service\'s own router', () => {
       expect(procedures[`pets.${op.procedure}`]!._def.type).toBe(op.writes ? 'mutation' : 'query');
     }
     expect(procedures['pets.page']!._def.type).toBe('query');
+    expect([...procedurePaths].sort()).toEqual(Object.keys(procedures).sort());
   });
 });

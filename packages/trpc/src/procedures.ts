@@ -1,6 +1,6 @@
 import { operations, type OperationId, type Outcome } from '@petstore/core';
 
-/** One tRPC procedure as the HTTP fast path and the router both serve it. */
+/** One tRPC procedure as the tRPC codec and the router both serve it. */
 export interface ProcedureDefinition {
   /** The core operation it runs. */
   readonly operationId: OperationId;

@@ -1,27 +1,14 @@
-import type { PetStore, PetStoreError } from '@petstore/core';
-import {
-  createEdge,
-  createPipeline,
-  normalizeBasePath,
-  toNodeHandler,
-  type CorsOrigins,
-  type EdgeOptions,
-  type NodeHandler,
-  type RequestContext,
-} from '@petstore/http';
+import type { PetStore } from '@petstore/core';
+import { createEdge, createPipeline, normalizeBasePath, toNodeHandler, type NodeHandler, type SurfaceOptions } from '@petstore/http';
 import { createTrpcCodec } from './trpc-codec.js';
 
 /** What {@link createTrpcHandler} is built from. */
-export interface TrpcHandlerOptions extends EdgeOptions {
+export interface TrpcHandlerOptions extends SurfaceOptions {
   store: PetStore;
   /** Where the tRPC API is mounted; default '/trpc'. */
   basePath?: string;
   /** Where the REST API is mounted beside it, for successor links of deprecated procedures; default '/v1'. */
   restBasePath?: string;
-  /** Origins allowed to call from a browser; default `*`. */
-  cors?: CorsOrigins;
-  /** Called with every error answered, e.g. to log `internal_error`s with their cause. */
-  onError?: (error: PetStoreError, ctx: RequestContext) => void;
 }
 
 /**
