@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resourceResponse } from '@petstore/http';
 import type { OpenApiDocumentCache } from './openapi/openapi-endpoint.js';
-import type { RestResource } from './rest-codec.js';
+import type { RestResource } from './rest-resource.js';
 import type { RouteDefinition } from './router.js';
 
 /** Redoc's standalone bundle, copied into dist/docs-assets at build time (scripts/copy-docs-assets.mjs). */

@@ -11,7 +11,6 @@ import {
   type Links,
   type RequestContext,
   type StandardRequest,
-  type StandardResponse,
 } from '@petstore/http';
 import { docsRoutes } from './docs.js';
 import { httpInput } from './http-input.js';
@@ -19,6 +18,7 @@ import { inputSources } from './input-sources.js';
 import { nextPageUrl } from './links.js';
 import { createOpenApiDocument } from './openapi/create-openapi-document.js';
 import { cacheOpenApiDocument, openApiResource } from './openapi/openapi-endpoint.js';
+import type { RestResource } from './rest-resource.js';
 import { createRouter, type RouteDefinition } from './router.js';
 
 /** What {@link createRestCodec} is built from. */
@@ -33,8 +33,7 @@ export interface RestCodecOptions {
   edge: Edge;
 }
 
-/** A resource route of REST: the document, the docs page and its assets. */
-export type RestResource = (request: StandardRequest, ctx: RequestContext) => StandardResponse | Promise<StandardResponse>;
+export type { RestResource } from './rest-resource.js';
 
 type Route =
   | {

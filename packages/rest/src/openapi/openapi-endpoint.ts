@@ -1,5 +1,5 @@
 import { JSON_CONTENT_TYPE, resourceResponse, type StandardRequest } from '@petstore/http';
-import type { RestResource } from '../rest-codec.js';
+import type { RestResource } from '../rest-resource.js';
 import type { OpenApiServers } from './document-types.js';
 
 /** The OpenAPI document for a request, built and serialised on first use for each set of servers. */
