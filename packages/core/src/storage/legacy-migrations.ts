@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { MIGRATION_NAMES } from './migrations/index.js';
-import { tableIn, tableText } from './schema.js';
+import { tableIn } from './schema.js';
 
 // kysely's migration lock key, which earlier releases took while migrating into `kysely_migration` (and the
 // PostgreSQL dialect of @petstore/drivers still takes): holding it, no instance of an earlier release migrates while
@@ -16,9 +16,13 @@ const KYSELY_MIGRATION_TABLE = 'kysely_migration';
  * host's, and an instance of the earlier release may still read ours. One transaction, under the migration lock.
  */
 export async function carryOverKyselyMigrations(db: Kysely<any>, schema: string | undefined, table: string): Promise<void> {
+  // Read from the catalogue's tables, not by `to_regclass`: a name looked up and not found stays "not found" in the
+  // session's cache until its next transaction, even once the lock is held and another instance has made the table.
   const exists = async (db: Kysely<any>, name: string) => {
-    const { rows } = await sql<{ found: string | null }>`select to_regclass(${tableText(schema, name)})::text as found`.execute(db);
-    return rows[0]?.found != null;
+    const { rows } = await sql<{ found: number }>`
+      select count(*)::int as found from pg_catalog.pg_tables
+      where schemaname = coalesce(${schema ?? null}::text, current_schema()) and tablename = ${name}`.execute(db);
+    return rows[0]!.found > 0;
   };
   // Checked without the lock first: once ours exists (every start but the first), nothing is locked or copied.
   if (await exists(db, table)) return;
