@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPetStore, type Database } from '@petstore/core';
-import { databaseUrl, scratchPostgres } from '@petstore/testing';
+import { databaseUrl, refusal, scratchPostgres } from '@petstore/testing';
 import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -126,7 +126,7 @@ describe.skipIf(!databaseUrl)("the store on a host's own PostgreSQL database", (
     expect((await pool.query('select count(*)::int as n from pets')).rows).toEqual([{ n: 0 }]);
     // The store itself refuses to write once closed, as an outage (503), not a fault.
     const write = service.store.createPet({ name: 'Late', categoryId: 1 }, { apiKey: KEY });
-    expect((await write.catch((e: { code: string }) => e)).code).toBe('unavailable');
+    expect((await refusal(write)).code).toBe('unavailable');
   });
 
   it("runs on the host's Kysely without its plugins and never destroys it", async () => {
@@ -170,7 +170,7 @@ describe.skipIf(!databaseUrl)("the store on a host's own PostgreSQL database", (
     expect((await third.store.listPets({}, { apiKey: KEY })).data.map((p) => p.name)).toEqual(['Only in public']);
     const { key } = await second.store.apiKeys.create({ plan: 'free' });
     expect((await second.store.listPets({}, { apiKey: key })).data).toEqual([]);
-    expect((await first.store.listPets({}, { apiKey: key }).catch((e: { code: string }) => e)).code).toBe('invalid_api_key');
+    expect((await refusal(first.store.listPets({}, { apiKey: key }))).code).toBe('invalid_api_key');
   });
 
   it("answers 503 unavailable on the core path, on a host's Kysely, once its database cannot be reached", async () => {
