@@ -10,8 +10,11 @@ import { createPostgresDialect } from './storage/postgres-dialect.js';
  */
 export type HostPool = Pick<PostgresPool, 'connect'> & PostgresPoolLike;
 
-/** The database a host already has: its pool, or its Kysely on PostgreSQL. */
-export type HostDatabaseOptions = { pool: HostPool; db?: undefined } | { db: Kysely<any>; pool?: undefined };
+/** The database a host already has: its pool, or its Kysely on PostgreSQL (one of the two). */
+export interface HostDatabaseOptions {
+  pool?: HostPool | undefined;
+  db?: Kysely<any> | undefined;
+}
 
 /** A host's database as the store sees it; closing it leaves the host's pool or Kysely open. */
 export interface HostDatabase extends OpenDatabase {
@@ -37,12 +40,12 @@ function statementsOn(db: Kysely<any>): PostgresPoolLike {
  * @example const database = openHostDatabase({ pool }); createPetStore({ db: database.db })
  */
 export function openHostDatabase(host: HostDatabaseOptions): HostDatabase {
-  if (host.pool && host.db) throw new Error('Give the host database as either a pool or a Kysely instance, not both.');
+  if (!host.pool === !host.db) throw new Error('Give the host database as either a pool or a Kysely instance (one of the two).');
   if (host.db) {
     const db = host.db.withoutPlugins() as Kysely<Database>;
     return { db, kind: 'postgres', isUnavailable: isDatabaseUnavailable, statements: statementsOn(db), close: async () => {} };
   }
-  const { pool } = host;
+  const pool = host.pool!;
   // Ours to destroy: its `end` leaves the host's pool open.
   const borrowed: PostgresPool = { connect: () => pool.connect(), end: async () => {} };
   const db = new Kysely<Database>({ dialect: createPostgresDialect({ pool: borrowed }) });

@@ -200,3 +200,12 @@ describe.skipIf(!databaseUrl)("the store on a host's own PostgreSQL database", (
     }
   });
 });
+
+describe("a host's database given twice", () => {
+  it('is refused before anything is opened: a pool or a Kysely, not both', async () => {
+    const pool = new pg.Pool({ connectionString: 'postgres://postgres:postgres@127.0.0.1:1/petstore' });
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    await expect(openPetStore({ pool, db })).rejects.toThrow('either a pool or a Kysely instance');
+    await db.destroy();
+  });
+});

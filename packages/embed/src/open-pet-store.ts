@@ -33,13 +33,13 @@ export interface ConfiguredApiKey {
 /** Everything {@link openPetStore} needs; all optional. */
 export interface OpenPetStoreOptions extends DatabaseOptions {
   /**
-   * The host's own PostgreSQL pool (a `pg` Pool), used instead of `databaseUrl`; `close()` leaves it open, and its
-   * `error` listener stays the host's to attach.
+   * The host's own PostgreSQL pool (a `pg` Pool), used instead of `databaseUrl` and `dataDir`; `close()` leaves it
+   * open, and its `error` listener stays the host's to attach. Not with `db`.
    */
   pool?: HostPool | undefined;
   /**
-   * The host's own Kysely on PostgreSQL, used instead of `pool` or `databaseUrl`, without its plugins; `close()` never
-   * destroys it.
+   * The host's own Kysely on PostgreSQL, used (without its plugins) instead of `databaseUrl` and `dataDir`; `close()`
+   * never destroys it. Not with `pool`.
    */
   db?: Kysely<any> | undefined;
   /**
@@ -57,8 +57,8 @@ export interface OpenPetStoreOptions extends DatabaseOptions {
   apiKeys?: readonly ConfiguredApiKey[];
   /**
    * Where quota counters live: `memory` (one process; the default on the embedded database), `postgres` (shared
-   * by every instance on one database; the default with `databaseUrl`, `pool` or `db`), `redis` (shared by every instance on the
-   * Redis at `redisUrl`), or `none` to count nothing.
+   * by every instance on one database; the default with `databaseUrl`, `pool` or `db`), `redis` (shared by every
+   * instance on the Redis at `redisUrl`), or `none` to count nothing.
    */
   rateLimitStore?: 'memory' | 'postgres' | 'redis' | 'none';
   /** `redis://…` or `rediss://…`: the Redis (or Valkey) server of the `redis` store. */
@@ -94,7 +94,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
     throw new Error('The redis rate-limit store needs a Redis server (REDIS_URL).');
   }
   const { schema } = options;
-  const host = options.db || options.pool ? openHostDatabase(options.db ? { db: options.db } : { pool: options.pool! }) : undefined;
+  const host = options.db || options.pool ? openHostDatabase({ db: options.db, pool: options.pool }) : undefined;
   const database: OpenDatabase = host ?? (await openDatabase(options));
   const statements = host ? host.statements : database.pool;
   let redis: Redis | undefined;
