@@ -46,7 +46,8 @@ node scripts/readme-snippets.mjs extract README.md "$consumer/src" || fail "the 
       "zod@$(version zod)" "kysely@$(version kysely)" "@trpc/server@$(version @trpc/server)" \
       "@trpc/client@$(version @trpc/client)" "typescript@$(version typescript)" "@types/node@$(version @types/node)" \
       "express@$(version express)" "@types/express@$(version @types/express)" "fastify@$(version fastify)" \
-      "hono@$(version hono)" "@hono/node-server@$(version @hono/node-server)"
+      "hono@$(version hono)" "@hono/node-server@$(version @hono/node-server)" \
+      "pg@$(version pg)" "@types/pg@$(version @types/pg)"
 ) || fail "the tarballs did not install into a scratch project"
 if (cd "$consumer" && npx --no-install tsc -p tsconfig.json); then
   node scripts/readme-snippets.mjs run "$consumer" || fail "a README snippet compiled but did not run as it says"

@@ -77,6 +77,37 @@ async function run(project) {
   }
   await checkNextRoute(project);
   await checkHostTrpc(project);
+  await checkHostDatabase(project);
+}
+
+/** The host-database snippet on a PostgreSQL database of its own (made on DATABASE_URL's server, dropped after). */
+async function checkHostDatabase(project) {
+  if (!process.env.DATABASE_URL) {
+    console.log('readme-snippets: host-database not run: DATABASE_URL is not set');
+    return;
+  }
+  const { default: pg } = await import('pg');
+  const url = new URL(process.env.DATABASE_URL);
+  const name = `petstore_snippet_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  try {
+    url.pathname = `/${name}`;
+    const child = spawn(process.execPath, [join(project, 'dist', 'host-database.js')], {
+      cwd: project,
+      env: { ...process.env, DATABASE_URL: url.toString() },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    if (code !== 0 || out.trim() !== 'Rex') throw new Error(`host-database exited with ${code}, printing ${JSON.stringify(out)}`);
+    console.log("readme-snippets: host-database runs the store on the host's pool and Migrator, in schema petstore");
+  } finally {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
 }
 
 /** The route handler module as Next.js would call it: one exported function per method, given a Request. */

@@ -72,7 +72,7 @@ describe.skipIf(unsupported)('a fleet of three instances behind HAProxy, on one 
     expect(await advisoryLocks(db.url)).toBe(0);
     const database = await openDatabase({ databaseUrl: pooledUrl, poolSize: 2 });
     try {
-      const { rows } = await database.pool!.query<{ n: string }>('select count(*) as n from kysely_migration');
+      const { rows } = await database.pool!.query<{ n: string }>('select count(*) as n from petstore_migration');
       expect(Number(rows[0]!.n)).toBeGreaterThan(0);
     } finally {
       await database.close();
@@ -137,7 +137,7 @@ describe.skipIf(unsupported)('migrations through PgBouncer in transaction poolin
       expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
       expect(await advisoryLocks(db.url)).toBe(0);
       const { rows } = await databases[0]!.pool!.query<{ name: string; n: string }>(
-        'select name, count(*) as n from kysely_migration group by name having count(*) > 1',
+        'select name, count(*) as n from petstore_migration group by name having count(*) > 1',
       );
       expect(rows).toEqual([]);
     } finally {

@@ -48,4 +48,10 @@ export {
 } from './idempotency/idempotency-store.js';
 export type { DeprecatedUsage } from './usage/deprecated-usage.js';
 export type { Database } from './storage/database.js';
-export { migrateToLatest } from './storage/migrations.js';
+export {
+  migrateToLatest,
+  petStoreMigrations,
+  MIGRATION_TABLE,
+  MIGRATION_LOCK_TABLE,
+} from './storage/migrations.js';
+export type { StoreSchema } from './storage/schema.js';

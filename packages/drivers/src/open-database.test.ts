@@ -28,7 +28,7 @@ describe('a new embedded data folder', () => {
     const database = await openDatabase({ dataDir: folder });
     try {
       expect(existsSync(join(folder, 'PG_VERSION'))).toBe(true);
-      expect(await tables(database.db)).toEqual(expect.arrayContaining(['pets', 'api_keys', 'kysely_migration']));
+      expect(await tables(database.db)).toEqual(expect.arrayContaining(['pets', 'api_keys', 'petstore_migration']));
       await migrateToLatest(database.db);
       await database.db.insertInto('pets').values({ name: 'First', category_id: 1, status: 'available' }).execute();
       expect(await database.db.selectFrom('pets').select('name').execute()).toEqual([{ name: 'First' }]);

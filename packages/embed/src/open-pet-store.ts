@@ -10,7 +10,15 @@ import {
   type PlanName,
   type QuotaOptions,
 } from '@petstore/core';
-import { openDatabase, openRedis, type DatabaseOptions, type OpenDatabase } from '@petstore/drivers';
+import {
+  openDatabase,
+  openHostDatabase,
+  openRedis,
+  type DatabaseOptions,
+  type HostPool,
+  type OpenDatabase,
+} from '@petstore/drivers';
+import type { Kysely } from 'kysely';
 
 type Redis = Awaited<ReturnType<typeof openRedis>>;
 
@@ -24,13 +32,33 @@ export interface ConfiguredApiKey {
 
 /** Everything {@link openPetStore} needs; all optional. */
 export interface OpenPetStoreOptions extends DatabaseOptions {
+  /**
+   * The host's own PostgreSQL pool (a `pg` Pool), used instead of `databaseUrl` and `dataDir`; `close()` leaves it
+   * open, and its `error` listener stays the host's to attach. Not with `db`.
+   */
+  pool?: HostPool | undefined;
+  /**
+   * The host's own Kysely on PostgreSQL, used (without its plugins) instead of `databaseUrl` and `dataDir`; `close()`
+   * never destroys it. Not with `pool`.
+   */
+  db?: Kysely<any> | undefined;
+  /**
+   * The PostgreSQL schema of every table of the store and of its migration records (`petstore_migration`), made if
+   * missing: the store then sits beside a host's own tables of the same names. Unset: the current schema (`public`).
+   */
+  schema?: string | undefined;
+  /**
+   * Whether to bring the store's tables up to date on opening (default `true`). `false` when the host's own kysely
+   * `Migrator` runs `petStoreMigrations({ schema })`, recording them in its own tables.
+   */
+  migrate?: boolean | undefined;
   clock?: Clock;
   /** Keys made to exist at start-up. */
   apiKeys?: readonly ConfiguredApiKey[];
   /**
    * Where quota counters live: `memory` (one process; the default on the embedded database), `postgres` (shared
-   * by every instance on one database; the default with `databaseUrl`), `redis` (shared by every instance on the
-   * Redis at `redisUrl`), or `none` to count nothing.
+   * by every instance on one database; the default with `databaseUrl`, `pool` or `db`), `redis` (shared by every
+   * instance on the Redis at `redisUrl`), or `none` to count nothing.
    */
   rateLimitStore?: 'memory' | 'postgres' | 'redis' | 'none';
   /** `redis://…` or `rediss://…`: the Redis (or Valkey) server of the `redis` store. */
@@ -52,25 +80,29 @@ export interface OpenPetStore {
    * @example if (!(await service.probe('redis'))) log('still down')
    */
   probe(dependency: string): Promise<boolean>;
-  /** Closes the quota store, its Redis client and the database. */
+  /** Closes the quota store, its Redis client and the database it opened (a host's pool or Kysely stays open). */
   close(): Promise<void>;
 }
 
 /**
- * Opens the database, brings its schema up to date, seeds the configured keys and builds the pet store.
+ * Opens the database (the host's `db` or `pool`, else `databaseUrl`, else the embedded one in `dataDir`), brings the
+ * store's tables up to date in `schema`, seeds the configured keys and builds the pet store.
  * @example const { store, close } = await openPetStore({ dataDir: 'memory://' })
  */
 export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<OpenPetStore> {
   if (options.rateLimitStore === 'redis' && !options.redisUrl) {
     throw new Error('The redis rate-limit store needs a Redis server (REDIS_URL).');
   }
-  const database = await openDatabase(options);
+  const { schema } = options;
+  const host = options.db || options.pool ? openHostDatabase({ db: options.db, pool: options.pool }) : undefined;
+  const database: OpenDatabase = host ?? (await openDatabase(options));
+  const statements = host ? host.statements : database.pool;
   let redis: Redis | undefined;
   try {
-    await migrateToLatest(database.db);
+    if (options.migrate !== false) await migrateToLatest(database.db, { schema });
     const clock = options.clock ?? systemClock;
-    const storeKind = options.rateLimitStore ?? (database.pool ? 'postgres' : 'memory');
-    if (storeKind === 'postgres' && !database.pool) {
+    const storeKind = options.rateLimitStore ?? (statements ? 'postgres' : 'memory');
+    if (storeKind === 'postgres' && !statements) {
       throw new Error('The postgres rate-limit store needs PostgreSQL (DATABASE_URL); the embedded database uses "memory".');
     }
     redis = storeKind === 'redis' ? await openRedis(options.redisUrl!) : undefined;
@@ -78,7 +110,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       storeKind === 'none'
         ? undefined
         : storeKind === 'postgres'
-          ? createQuota({ clock, store: 'postgres', pool: database.pool! }, options.quota)
+          ? createQuota({ clock, store: 'postgres', pool: statements!, schema }, options.quota)
           : redis
             ? createQuota(
                 { clock, store: 'redis', client: redis, ...(options.redisKeyPrefix ? { keyPrefix: options.redisKeyPrefix } : {}) },
@@ -87,6 +119,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
             : createQuota({ clock, store: 'memory' }, options.quota);
     const store = createPetStore({
       db: database.db,
+      schema,
       isUnavailable: database.isUnavailable,
       clock,
       ...(quota ? { quota } : {}),

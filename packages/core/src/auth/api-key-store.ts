@@ -3,6 +3,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { Database } from '../storage/database.js';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 import { PLAN_NAMES, plans, type Limits, type PlanName } from './plans.js';
+import { schemaName, storeDatabase, type StoreSchema } from '../storage/schema.js';
 
 /** An API key as stored: everything but the secret. */
 export interface ApiKeyRecord {
@@ -112,11 +113,12 @@ function assertLimits(limits: Limits) {
 }
 
 /**
- * The api_keys table. The clock decides what "now" is for expiry and rotation.
+ * The api_keys table, in `schema` when given (as the store's). The clock decides what "now" is for expiry and rotation.
  * @example const { key } = await createApiKeyStore(db, { clock }).create({ plan: 'free', label: 'ci' })
  */
-export function createApiKeyStore(db: Kysely<Database>, options: { clock?: Clock } = {}): ApiKeyStore {
+export function createApiKeyStore(hostDb: Kysely<Database>, options: { clock?: Clock } & StoreSchema = {}): ApiKeyStore {
   const clock = options.clock ?? systemClock;
+  const db = storeDatabase(hostDb, schemaName(options.schema));
   const COLUMNS = [
     'id',
     'key_hash',

@@ -3,6 +3,7 @@ import type { ApiKeyRecord } from '../auth/api-key-store.js';
 import type { QuotaSubject } from '../auth/principal.js';
 import { systemClock, type Clock } from '../clock.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
+import { schemaName } from '../storage/schema.js';
 import type { Quota } from '../service/quota.js';
 import type { RateLimitWindow } from '../service/response-meta.js';
 import { banEnd, banValue } from './ban.js';
@@ -38,6 +39,8 @@ export type QuotaStore =
       store: 'postgres';
       /** A `pg` Pool on a database migrated with `migrateToLatest`; it stays the caller's to end. */
       pool: PostgresPoolLike;
+      /** The schema the store's tables are in (its `schema` option); unset, the current one. */
+      schema?: string | undefined;
       clock?: Clock;
       /** Seconds between deletions of expired rows, at most a day. Default 300. */
       clearExpiredEverySeconds?: number;
@@ -112,6 +115,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
           createPostgresCounters(
             config.pool,
             wholeNumber('clearExpiredEverySeconds', config.clearExpiredEverySeconds ?? 300, 86_400) * 1000,
+            schemaName(config.schema),
           ),
         )
       : config.store === 'redis'

@@ -1,3 +1,4 @@
+import { tableText } from '../storage/schema.js';
 import { failureOf, type Counters } from './counters.js';
 
 /**
@@ -13,69 +14,74 @@ export const RATE_LIMITS_TABLE = 'rate_limits';
 
 // Every statement is unnamed and runs alone (its own implicit transaction), so the counters work through PgBouncer in
 // transaction pooling: a named prepared statement lives on one server connection, and the next transaction may get
-// another (42P05 "already exists", 26000 "does not exist").
+// another (42P05 "already exists", 26000 "does not exist"). The table is named with its schema in the text itself,
+// never through `search_path`, which is session state a pooler does not keep.
 
-// Adds $2 under $1; an expired entry starts again from $2 and lives until $3. $4 is now.
-const INCREMENT = `
-  insert into ${RATE_LIMITS_TABLE} as t values ($1::varchar, $2::integer, $3::bigint)
+/** The statements of the counters, on `table` (its name as SQL, schema-qualified or not). */
+function statements(table: string) {
+  // Adds $2 under $1; an expired entry starts again from $2 and lives until $3. $4 is now.
+  const increment = `
+  insert into ${table} as t values ($1::varchar, $2::integer, $3::bigint)
   on conflict (key) do update set
     points = case when t.expire <= $4::bigint then excluded.points else t.points + excluded.points end,
     expire = case when t.expire <= $4::bigint then excluded.expire else t.expire end
   returning points`;
-
-// The increment above per window, the day's amount being the part of the minute's that fits: $1 minute key, $2
-// amount, $3 its expiry, $4 now, $5 day key, $6 its expiry, $7 requests per minute.
-const INCREMENT_WINDOWS = `
-  with minute as (${INCREMENT}
+  return {
+    increment,
+    // The increment above per window, the day's amount being the part of the minute's that fits: $1 minute key, $2
+    // amount, $3 its expiry, $4 now, $5 day key, $6 its expiry, $7 requests per minute.
+    incrementWindows: `
+  with minute as (${increment}
   ), day as (
-    insert into ${RATE_LIMITS_TABLE} as t
+    insert into ${table} as t
     select $5::varchar, least($2::integer, greatest(0, $7::integer - (minute.points - $2::integer))), $6::bigint from minute
     on conflict (key) do update set
       points = case when t.expire <= $4::bigint then excluded.points else t.points + excluded.points end,
       expire = case when t.expire <= $4::bigint then excluded.expire else t.expire end
     returning points
   )
-  select minute.points as minute, day.points as day from minute, day`;
-
-const READ = `select points from ${RATE_LIMITS_TABLE} where key = $1::varchar and expire > $2::bigint`;
-
-const WRITE = `
-  insert into ${RATE_LIMITS_TABLE} values ($1::varchar, $2::integer, $3::bigint)
-  on conflict (key) do update set points = excluded.points, expire = excluded.expire`;
-
-const CLEAR_EXPIRED = `delete from ${RATE_LIMITS_TABLE} where expire < $1::bigint`;
+  select minute.points as minute, day.points as day from minute, day`,
+    read: `select points from ${table} where key = $1::varchar and expire > $2::bigint`,
+    write: `
+  insert into ${table} values ($1::varchar, $2::integer, $3::bigint)
+  on conflict (key) do update set points = excluded.points, expire = excluded.expire`,
+    clearExpired: `delete from ${table} where expire < $1::bigint`,
+  };
+}
 
 /**
- * Counters in the `rate_limits` table, shared by every instance on the database. Expired rows are deleted every
- * `clearExpiredEveryMs` by an unref'd timer that `close()` stops; the table itself comes from the migrations.
+ * Counters in the `rate_limits` table (of `schema`, when given), shared by every instance on the database. Expired
+ * rows are deleted every `clearExpiredEveryMs` by an unref'd timer that `close()` stops; the table itself comes from
+ * the migrations.
  * @example const counters = createPostgresCounters(pool, 300_000)
  */
-export function createPostgresCounters(pool: PostgresPoolLike, clearExpiredEveryMs = 300_000): Counters {
+export function createPostgresCounters(pool: PostgresPoolLike, clearExpiredEveryMs = 300_000, schema?: string): Counters {
+  const { increment, incrementWindows, read, write, clearExpired: clearExpiredText } = statements(tableText(schema, RATE_LIMITS_TABLE));
   const storeFailure = failureOf(undefined);
   const query = (text: string, values: unknown[]) => pool.query({ text, values }).catch(storeFailure);
   // `expire` is written from the wall clock, so expiry is judged by the wall clock too; the window a count belongs
   // to is in its key, from the quota's clock.
-  const clearExpired = async () => (await pool.query({ text: CLEAR_EXPIRED, values: [Date.now()] })).rowCount ?? 0;
+  const clearExpired = async () => (await pool.query({ text: clearExpiredText, values: [Date.now()] })).rowCount ?? 0;
   const timer = setInterval(() => void clearExpired().catch(() => {}), clearExpiredEveryMs);
   timer.unref();
   return {
     async increment(key, seconds, amount = 1) {
       const now = Date.now();
-      const result = await query(INCREMENT, [key, amount, now + seconds * 1000, now]);
+      const result = await query(increment, [key, amount, now + seconds * 1000, now]);
       return Number((result.rows[0] as { points: number }).points);
     },
     async incrementWindows(minute, day, amount, perMinute) {
       const now = Date.now();
       const values = [minute.key, amount, now + minute.seconds * 1000, now, day.key, now + day.seconds * 1000, perMinute];
-      const row = (await query(INCREMENT_WINDOWS, values)).rows[0] as { minute: number; day: number };
+      const row = (await query(incrementWindows, values)).rows[0] as { minute: number; day: number };
       return { minute: Number(row.minute), day: Number(row.day) };
     },
     async read(key) {
-      const row = (await query(READ, [key, Date.now()])).rows[0] as { points: number } | undefined;
+      const row = (await query(read, [key, Date.now()])).rows[0] as { points: number } | undefined;
       return row ? Number(row.points) : undefined;
     },
     async write(key, value, seconds) {
-      await query(WRITE, [key, value, Date.now() + seconds * 1000]);
+      await query(write, [key, value, Date.now() + seconds * 1000]);
     },
     clearExpired,
     close: async () => clearInterval(timer),

@@ -12,6 +12,7 @@ import { createIdempotencyStore } from '../idempotency/idempotency-store.js';
 import { operations, type OperationDefinition, type OperationId } from '../operations/operations.js';
 import type { Database } from '../storage/database.js';
 import { withBatchedInserts } from '../storage/batched-inserts.js';
+import { schemaName, storeDatabase } from '../storage/schema.js';
 import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
 import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
 import { createPageCache } from './page-cache.js';
@@ -95,7 +96,13 @@ export interface CountedRequest {
 
 /** What {@link createPetStore} is built from. */
 export interface PetStoreOptions {
+  /**
+   * The database, migrated with `migrateToLatest` (or a host's migrator running `petStoreMigrations`) for the same
+   * `schema`. A host's own Kysely does: the store leaves its plugins out and never destroys it.
+   */
   db: Kysely<Database>;
+  /** The PostgreSQL schema of the store's tables; unset, the connection's current one (`public`). */
+  schema?: string | undefined;
   /**
    * Whether a storage error means the database cannot be reached (503 `unavailable`) rather than a fault (500).
    * Default: {@link isDatabaseUnavailable}, which knows what `pg` and PGlite say.
@@ -119,11 +126,13 @@ export interface PetStoreOptions {
  * @example const store = createPetStore({ db, clock: systemClock }); await store.listPets({ limit: 5 }, { apiKey })
  */
 export function createPetStore(options: PetStoreOptions): PetStore {
-  const { db, clock = systemClock, quota = unlimitedQuota, onRequestCounted, listCacheMs = 1000 } = options;
+  const { clock = systemClock, quota = unlimitedQuota, onRequestCounted, listCacheMs = 1000 } = options;
+  const schema = schemaName(options.schema);
+  const db = storeDatabase(options.db, schema);
   const isUnavailable = options.isUnavailable ?? isDatabaseUnavailable;
   const pages = createPageCache(clock, listCacheMs);
-  const pets: PetRepository = withBatchedInserts(createPetRepository(db), db);
-  const apiKeys = createApiKeyStore(db, { clock });
+  const pets: PetRepository = withBatchedInserts(createPetRepository(db, schema), db, schema);
+  const apiKeys = createApiKeyStore(options.db, { clock, schema });
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
   const idempotency = createIdempotencyStore({ db, clock });
   const deprecatedUsage = createDeprecatedUsageLedger({ db, clock });
@@ -236,7 +245,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       }
       const result = await idempotency.run(
         { apiKeyId: key!.id, key: idempotencyKey, operationId, input, status: op.successStatus },
-        (trx) => handle(createPetRepository(trx)),
+        (trx) => handle(createPetRepository(trx, schema)),
       );
       if (result.replayed) meta.replayed = true;
       else pages.invalidate();

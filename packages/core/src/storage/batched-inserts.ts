@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Pet } from '../domain/pet-schemas.js';
 import type { Database } from './database.js';
 import { toPet, type PetRepository, type PetRow } from './pet-repository.js';
+import { tableIn } from './schema.js';
 
 const MAX_BATCH = 100;
 
@@ -12,9 +13,9 @@ interface Waiter {
 }
 
 /** One statement for many animals; the rows come back in the order given (ids rise in insertion order). */
-async function insertMany(db: Kysely<Database>, pets: readonly Omit<Pet, 'id'>[]): Promise<Pet[]> {
+async function insertMany(db: Kysely<Database>, schema: string | undefined, pets: readonly Omit<Pet, 'id'>[]): Promise<Pet[]> {
   const { rows } = await sql<PetRow>`
-    insert into pets (name, category_id, status)
+    insert into ${tableIn(schema, 'pets')} (name, category_id, status)
     select name, category_id, status
     from unnest(${pets.map((p) => p.name)}::text[], ${pets.map((p) => p.categoryId)}::bigint[], ${pets.map((p) => p.status)}::text[])
       with ordinality as given(name, category_id, status, position)
@@ -33,7 +34,7 @@ async function insertMany(db: Kysely<Database>, pets: readonly Omit<Pet, 'id'>[]
  * own repository only: inserts inside a transaction must not be grouped.
  * @example const pets = withBatchedInserts(createPetRepository(db), db)
  */
-export function withBatchedInserts(repository: PetRepository, db: Kysely<Database>): PetRepository {
+export function withBatchedInserts(repository: PetRepository, db: Kysely<Database>, schema?: string): PetRepository {
   let queue: Waiter[] = [];
   let running = false;
 
@@ -44,7 +45,7 @@ export function withBatchedInserts(repository: PetRepository, db: Kysely<Databas
       const group = queue.slice(0, MAX_BATCH);
       queue = queue.slice(group.length);
       try {
-        const pets = group.length === 1 ? [await repository.insert(group[0]!.pet)] : await insertMany(db, group.map((w) => w.pet));
+        const pets = group.length === 1 ? [await repository.insert(group[0]!.pet)] : await insertMany(db, schema, group.map((w) => w.pet));
         group.forEach((waiter, i) => waiter.resolve(pets[i]!));
       } catch (error) {
         if (group.length === 1) group[0]!.reject(error);

@@ -1,12 +1,48 @@
-import { Migrator, type Kysely, type MigrationResultSet } from 'kysely';
+import { Migrator, sql, type Kysely, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { carryOverKyselyMigrations } from './legacy-migrations.js';
 import { migrations } from './migrations/index.js';
+import { schemaName, type StoreSchema } from './schema.js';
+
+/** The table that records which of the store's migrations ran: ours, never kysely's default `kysely_migration`. */
+export const MIGRATION_TABLE = 'petstore_migration';
+/** The lock row's table of {@link MIGRATION_TABLE}, beside it. */
+export const MIGRATION_LOCK_TABLE = 'petstore_migration_lock';
 
 /**
- * Brings the schema up to date; safe to run from several instances at once (kysely's Migrator locks).
- * @example await migrateToLatest(db)
+ * The store's migrations for a host's own kysely `Migrator`, making every table in `schema` (made if missing).
+ * Recorded in whichever tables that migrator keeps; give it a schema of the store's own or tables that hold nothing
+ * else, as the names are the store's (`2026-11-21-001-pets-and-api-keys`, …).
+ * @example new Migrator({ db, provider: petStoreMigrations({ schema: 'petstore' }), migrationTableName: 'petstore_migration', migrationTableSchema: 'petstore' })
  */
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+export function petStoreMigrations(options: StoreSchema = {}): MigrationProvider {
+  const schema = schemaName(options.schema);
+  return { getMigrations: async () => migrations(schema) };
+}
+
+/** The schema unqualified names land in on this connection (`public` by default), if any. */
+async function currentSchema(db: Kysely<any>): Promise<string | undefined> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema ?? undefined;
+}
+
+/**
+ * Brings the store's tables up to date in `schema` (default: the current one, `public`), recording them in
+ * `petstore_migration` there; a database migrated by an earlier release, which recorded them in kysely's
+ * `kysely_migration`, has those rows copied over first (never changed or removed). Safe to run from several
+ * instances at once (kysely's Migrator locks). Leaves every other table, and the host's kysely migrations, alone.
+ * @example await migrateToLatest(db, { schema: 'petstore' })
+ */
+export async function migrateToLatest(db: Kysely<any>, options: StoreSchema = {}): Promise<void> {
+  const own = db.withoutPlugins();
+  const schema = schemaName(options.schema) ?? (await currentSchema(own));
+  await carryOverKyselyMigrations(own, schema, MIGRATION_TABLE);
+  const migrator = new Migrator({
+    db: own,
+    provider: petStoreMigrations(options),
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+  });
   const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;

@@ -1,19 +1,24 @@
 import { sql, type Migration } from 'kysely';
+import { tableIn } from '../schema.js';
 
-/** Animals, with an index serving `status` + `id` order, and API keys stored as SHA-256 hashes. */
-export const petsAndApiKeys: Migration = {
+/**
+ * Animals, with an index serving `status` + `id` order, and API keys stored as SHA-256 hashes; the schema first, when
+ * one is named and missing.
+ */
+export const petsAndApiKeys = (schema: string | undefined): Migration => ({
   async up(db) {
+    if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
     await sql`
-      create table pets (
+      create table ${tableIn(schema, 'pets')} (
         id bigint generated always as identity (maxvalue 9007199254740991) primary key,
         name text not null,
         category_id bigint not null check (category_id between 1 and 9007199254740991),
         status text not null check (status in ('available', 'pending', 'sold')),
         created_at timestamptz not null default now()
       )`.execute(db);
-    await sql`create index pets_status_id_idx on pets (status, id)`.execute(db);
+    await sql`create index pets_status_id_idx on ${tableIn(schema, 'pets')} (status, id)`.execute(db);
     await sql`
-      create table api_keys (
+      create table ${tableIn(schema, 'api_keys')} (
         id bigint generated always as identity primary key,
         key_hash text not null unique,
         label text,
@@ -25,4 +30,4 @@ export const petsAndApiKeys: Migration = {
         revoked_at timestamptz
       )`.execute(db);
   },
-};
+});

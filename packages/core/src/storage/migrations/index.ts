@@ -5,11 +5,19 @@ import { idempotency } from './003-idempotency.js';
 import { deprecatedCalls } from './2026-11-23-deprecated-calls.js';
 import { keyLifecycle } from './2026-11-23-key-lifecycle.js';
 
-/** Every migration, by name; names sort in the order they run. Append only. */
-export const migrations: Record<string, Migration> = {
+/** Every migration, by name, each making its tables in the schema given; names sort in the order they run. Append only. */
+const migrationsIn = {
   '2026-11-21-001-pets-and-api-keys': petsAndApiKeys,
   '2026-11-21-002-rate-limits': rateLimits,
   '2026-11-21-003-idempotency': idempotency,
   '2026-11-23-010-deprecated-calls': deprecatedCalls,
   '2026-11-23-011-key-lifecycle': keyLifecycle,
-};
+} satisfies Record<string, (schema: string | undefined) => Migration>;
+
+/** The names of every migration of the store. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(migrationsIn);
+
+/** Every migration, by name, making its tables in `schema` (unqualified names when undefined). */
+export function migrations(schema: string | undefined): Record<string, Migration> {
+  return Object.fromEntries(Object.entries(migrationsIn).map(([name, migration]) => [name, migration(schema)]));
+}

@@ -1,0 +1,53 @@
+import { isDatabaseUnavailable, type Database, type PostgresPoolLike } from '@petstore/core';
+import { CompiledQuery, Kysely, type PostgresPool } from 'kysely';
+import type { OpenDatabase } from './open-database.js';
+import { createPostgresDialect } from './storage/postgres-dialect.js';
+
+/**
+ * What the store uses of a host's PostgreSQL pool: a `pg` Pool has it all (kysely's `PostgresPool` to check out
+ * connections, `query` for the quota's counters). Typed by shape, so the store's types need no `@types/pg`.
+ * @example const pool: HostPool = new pg.Pool({ connectionString })
+ */
+export type HostPool = Pick<PostgresPool, 'connect'> & PostgresPoolLike;
+
+/** The database a host already has: its pool, or its Kysely on PostgreSQL (one of the two). */
+export interface HostDatabaseOptions {
+  pool?: HostPool | undefined;
+  db?: Kysely<any> | undefined;
+}
+
+/** A host's database as the store sees it; closing it leaves the host's pool or Kysely open. */
+export interface HostDatabase extends OpenDatabase {
+  /** Runs the quota's counter statements on the host's pool or Kysely, each one alone. */
+  statements: PostgresPoolLike;
+}
+
+/** The quota's statements through a Kysely: each compiled as is and run alone, as kysely runs any statement. */
+function statementsOn(db: Kysely<any>): PostgresPoolLike {
+  return {
+    async query({ text, values = [] }) {
+      const result = await db.executeQuery(CompiledQuery.raw(text, values));
+      return { rowCount: result.numAffectedRows === undefined ? result.rows.length : Number(result.numAffectedRows), rows: result.rows };
+    },
+  };
+}
+
+/**
+ * Opens the store on a database the host owns. A pool is wrapped in the store's own Kysely, with the PostgreSQL
+ * dialect of `openDatabase` (unnamed statements and a migration lock that are safe behind PgBouncer); a Kysely is used
+ * as it is, without its plugins. `close()` never ends the pool nor destroys the host's Kysely: after it the store's
+ * own Kysely refuses statements, and the host's pool serves on. The host keeps its pool's `error` listener.
+ * @example const database = openHostDatabase({ pool }); createPetStore({ db: database.db })
+ */
+export function openHostDatabase(host: HostDatabaseOptions): HostDatabase {
+  if (!host.pool === !host.db) throw new Error('Give the host database as either a pool or a Kysely instance (one of the two).');
+  if (host.db) {
+    const db = host.db.withoutPlugins() as Kysely<Database>;
+    return { db, kind: 'postgres', isUnavailable: isDatabaseUnavailable, statements: statementsOn(db), close: async () => {} };
+  }
+  const pool = host.pool!;
+  // Ours to destroy: its `end` leaves the host's pool open.
+  const borrowed: PostgresPool = { connect: () => pool.connect(), end: async () => {} };
+  const db = new Kysely<Database>({ dialect: createPostgresDialect({ pool: borrowed }) });
+  return { db, kind: 'postgres', isUnavailable: isDatabaseUnavailable, statements: pool, close: () => db.destroy() };
+}
