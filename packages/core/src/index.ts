@@ -49,3 +49,15 @@ export {
 export type { DeprecatedUsage } from './usage/deprecated-usage.js';
 export type { Database } from './storage/database.js';
 export { migrateToLatest } from './storage/migrations.js';
+export { normalizeDomainName, isApexDomain } from './domains/domain-name.js';
+export { createDnsCheck, type DnsCheck, type DnsCheckOptions, type DnsVerdict } from './domains/dns-check.js';
+export { nextRecheck, RECHECK_WINDOW_MS } from './domains/recheck-backoff.js';
+export {
+  createDomainStore,
+  type DomainStore,
+  type DomainStoreOptions,
+  type DomainRecord,
+  type DomainRedirect,
+  type DomainState,
+  type DomainHostsSnapshot,
+} from './domains/domain-store.js';
