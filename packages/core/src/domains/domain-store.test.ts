@@ -118,5 +118,15 @@ describe.each(testDatabases)('custom domains verified by DNS on $name', (databas
     expect(await domains.remove('shop.example.test')).toBe(true);
     expect(await domains.remove('shop.example.test')).toBe(false);
     expect((await domains.list()).map((d) => d.name)).not.toContain('shop.example.test');
+    expect(await domains.get('shop.example.test')).toBeUndefined();
+    expect(await domains.verify('shop.example.test')).toBe('not_found');
+    expect((await domains.snapshot()).verified.has('shop.example.test')).toBe(false);
+  });
+
+  it('stays managed after its last domain is removed, and takes a removed domain back as new', async () => {
+    for (const { name } of await domains.list()) await domains.remove(name);
+    expect(await domains.list()).toEqual([]);
+    expect(await domains.snapshot()).toEqual({ managed: true, verified: new Map() });
+    expect(await domains.add('shop.example.test')).toMatchObject({ state: 'pending', checkedAt: null, reason: null, redirect: null });
   });
 });

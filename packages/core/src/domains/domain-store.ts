@@ -30,7 +30,10 @@ export interface DomainRecord {
 
 /** What the edge serves from: every managed domain's name, state and redirect. */
 export interface DomainHostsSnapshot {
-  /** Whether any domain is managed: then a host that is not the service's own gets 421. */
+  /**
+   * Whether domains are managed: any was ever added (a removed domain is kept as removed, so removing the last one
+   * still refuses it). Then a host that is not the service's own gets 421.
+   */
   managed: boolean;
   /** Verified domains, each with its redirect if it has one. */
   verified: ReadonlyMap<string, DomainRedirect | undefined>;
@@ -44,7 +47,7 @@ export interface DomainStore {
   verify(name: string): Promise<DomainRecord | 'not_found'>;
   list(): Promise<DomainRecord[]>;
   get(name: string): Promise<DomainRecord | undefined>;
-  /** Removes a domain; false when there is none. */
+  /** Removes a domain (kept as `removed`, so domains stay managed); false when there is none. */
   remove(name: string): Promise<boolean>;
   /** Sets (or with `null` clears) the redirect of a domain. */
   redirect(name: string, redirect: DomainRedirect | null): Promise<DomainRecord | 'not_found' | 'invalid'>;
@@ -60,6 +63,9 @@ export interface DomainStoreOptions {
   check?: DnsCheck | undefined;
   clock?: Clock;
 }
+
+/** The state of a removed domain's row: never served, never listed, added again as new. */
+const REMOVED = 'removed';
 
 /** How long a claimed re-check holds off the other instances of a fleet. */
 const CLAIM_MS = 5 * 60_000;
@@ -87,7 +93,8 @@ export function createDomainStore(db: Kysely<Database>, options: DomainStoreOpti
     if (!options.check) throw new Error('PETSTORE_PLATFORM_HOST is not set: domains cannot be verified without the host they must point at.');
     return options.check(name);
   };
-  const find = async (name: string) => db.selectFrom('domains').selectAll().where('name', '=', name).executeTakeFirst();
+  const find = async (name: string) =>
+    db.selectFrom('domains').selectAll().where('name', '=', name).where('state', '!=', REMOVED).executeTakeFirst();
 
   /** Checks a domain and records the outcome; a failure by hand leaves a pending domain pending while its window lasts. */
   async function checkAndRecord(row: Selectable<DomainsTable>): Promise<DomainRecord | undefined> {
@@ -116,10 +123,11 @@ export function createDomainStore(db: Kysely<Database>, options: DomainStoreOpti
       const name = normalizeDomainName(input);
       if (name === undefined) return 'invalid';
       const now = new Date(clock.now());
+      const fresh = { state: 'pending', added_at: now, checked_at: null, reason: null, checks: 0, next_check_at: now, redirect_to: null, redirect_status: null };
       const row = await db
         .insertInto('domains')
-        .values({ name, state: 'pending', added_at: now, checks: 0, next_check_at: now })
-        .onConflict((oc) => oc.column('name').doNothing())
+        .values({ name, ...fresh })
+        .onConflict((oc) => oc.column('name').doUpdateSet(fresh).where('domains.state', '=', REMOVED))
         .returningAll()
         .executeTakeFirst();
       return row ? toRecord(row) : 'exists';
@@ -130,15 +138,20 @@ export function createDomainStore(db: Kysely<Database>, options: DomainStoreOpti
       return (await checkAndRecord(row)) ?? 'not_found';
     },
     async list() {
-      return (await db.selectFrom('domains').selectAll().orderBy('name').execute()).map(toRecord);
+      return (await db.selectFrom('domains').selectAll().where('state', '!=', REMOVED).orderBy('name').execute()).map(toRecord);
     },
     async get(input) {
       const row = await find(normalizeDomainName(input) ?? input);
       return row && toRecord(row);
     },
     async remove(input) {
-      const result = await db.deleteFrom('domains').where('name', '=', normalizeDomainName(input) ?? input).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      const result = await db
+        .updateTable('domains')
+        .set({ state: REMOVED, next_check_at: null, redirect_to: null, redirect_status: null })
+        .where('name', '=', normalizeDomainName(input) ?? input)
+        .where('state', '!=', REMOVED)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
     async redirect(input, redirect) {
       const target = redirect === null ? null : normalizeDomainName(redirect.to);
@@ -147,6 +160,7 @@ export function createDomainStore(db: Kysely<Database>, options: DomainStoreOpti
         .updateTable('domains')
         .set({ redirect_to: target, redirect_status: redirect?.status ?? null })
         .where('name', '=', normalizeDomainName(input) ?? input)
+        .where('state', '!=', REMOVED)
         .returningAll()
         .executeTakeFirst();
       return row ? toRecord(row) : 'not_found';

@@ -56,7 +56,7 @@ export interface DeprecatedCallsTable {
 export interface DomainsTable {
   /** Lower case, no trailing dot. */
   name: string;
-  /** `pending`, `verified` or `failed`. */
+  /** `pending`, `verified`, `failed`, or `removed` (kept so that domains stay managed). */
   state: string;
   added_at: Date;
   checked_at: Date | null;
