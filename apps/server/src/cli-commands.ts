@@ -223,7 +223,7 @@ const commands: Record<string, CommandSpec> = {
   'domains redirect': {
     usage: 'domains redirect DOMAIN TARGET [--status 301|308]',
     summary: 'Answer requests for DOMAIN with a redirect to TARGET, path and query kept; TARGET none stops it.',
-    details: 'DOMAIN must be added and verified (it needs its certificate); TARGET is another host of the service.',
+    details: 'DOMAIN must be added; the redirect is answered once it is verified. TARGET is another host of the service.',
     args: ['DOMAIN', 'TARGET'],
     missing: 'Give the domain and its target: petstore domains redirect old.example.com api.example.com.',
     options: { status: { type: 'string', value: 'STATUS', text: 'the redirect status: 301 (the default) or 308' } },
