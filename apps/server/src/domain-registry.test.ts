@@ -1,5 +1,5 @@
 import { createDnsCheck, createDomainStore, type Clock } from '@petstore/core';
-import { startDnsServer, testDatabases } from '@petstore/testing';
+import { dnsmasqInstalled, startDnsServer, testDatabases } from '@petstore/testing';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { startDomainRegistry } from './domain-registry.js';
@@ -14,7 +14,7 @@ async function until(probe: () => boolean, limitMs = 5000) {
   }
 }
 
-describe.each(testDatabases)("an instance's domain registry on $name", (database) => {
+describe.runIf(dnsmasqInstalled).each(testDatabases)("an instance's domain registry on $name", (database) => {
   it('serves a pending domain by itself once its record appears and its re-check is due, with the clock moved', async () => {
     const { db, close } = await database.open();
     const dns = await startDnsServer({ addresses: [[PLATFORM, '10.1.2.3']] });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDnsServer } from '@petstore/testing';
+import { dnsmasqInstalled, startDnsServer } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caddyInstalled, startCaddy, type Caddy } from './caddy.js';
 import { runCli, startProcess, type ServerProcess } from './helpers.js';
@@ -16,7 +16,8 @@ function httpsGet(port: number, name: string, path: string, ca: string, headers:
     (resolve, reject) => {
       const req = request({ host: '127.0.0.1', port, path, servername: name, ca, headers: { host: name, ...headers }, agent: false }, (res) => {
         let body = '';
-        const issuer = (res.socket as import('node:tls').TLSSocket).getPeerCertificate().issuer?.CN ?? '';
+        const cn = (res.socket as import('node:tls').TLSSocket).getPeerCertificate().issuer?.CN ?? '';
+        const issuer = Array.isArray(cn) ? cn.join(' ') : cn;
         res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, issuer }));
       });
@@ -25,7 +26,7 @@ function httpsGet(port: number, name: string, path: string, ca: string, headers:
   );
 }
 
-describe.runIf(caddyInstalled)("custom domains behind Caddy's on-demand TLS, with its internal CA", () => {
+describe.runIf(caddyInstalled && dnsmasqInstalled)("custom domains behind Caddy's on-demand TLS, with its internal CA", () => {
   let dir: string;
   let dns: Awaited<ReturnType<typeof startDnsServer>>;
   let server: ServerProcess;

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { databaseUrl, scratchPostgres, startDnsServer } from '@petstore/testing';
+import { databaseUrl, dnsmasqInstalled, scratchPostgres, startDnsServer } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startProcess, type ServerProcess } from './helpers.js';
 
@@ -36,7 +36,7 @@ async function within(limitMs: number, probe: () => Promise<boolean>): Promise<n
   }
 }
 
-describe('custom domains on the embedded database, managed with the key tool while the service runs', () => {
+describe.runIf(dnsmasqInstalled)('custom domains on the embedded database, managed with the key tool while the service runs', () => {
   let dir: string;
   let dns: Awaited<ReturnType<typeof startDnsServer>>;
   let server: ServerProcess;
@@ -157,7 +157,7 @@ describe('custom domains on the embedded database, managed with the key tool whi
   });
 });
 
-describe.runIf(databaseUrl)('custom domains on a fleet of two instances on PostgreSQL', () => {
+describe.runIf(databaseUrl && dnsmasqInstalled)('custom domains on a fleet of two instances on PostgreSQL', () => {
   let db: Awaited<ReturnType<typeof scratchPostgres>>;
   let dns: Awaited<ReturnType<typeof startDnsServer>>;
   let instances: ServerProcess[];

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createSocket } from 'node:dgram';
 
@@ -9,6 +9,16 @@ export interface DnsRecords {
   /** `[name, address]`: A (or AAAA) records. */
   addresses?: readonly (readonly [string, string])[];
 }
+
+/** Whether dnsmasq is installed (`.ci/install-dnsmasq.sh`); the DNS tests are skipped without it, and CI has it. */
+export const dnsmasqInstalled = (() => {
+  try {
+    execFileSync('dnsmasq', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 async function freeUdpPort(): Promise<number> {
   const socket = createSocket('udp4');

@@ -204,4 +204,4 @@ export async function startRedisServer(extraArgs: string[] = []) {
   return { url: `redis://127.0.0.1:${port}`, start, stop, pause, resume };
 }
 
-export { startDnsServer, type DnsRecords } from './dns-server.js';
+export { dnsmasqInstalled, startDnsServer, type DnsRecords } from './dns-server.js';

@@ -1,4 +1,4 @@
-import { startDnsServer, testDatabases } from '@petstore/testing';
+import { dnsmasqInstalled, startDnsServer, testDatabases } from '@petstore/testing';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDnsCheck, createDomainStore, RECHECK_WINDOW_MS, type Clock, type Database, type DomainStore } from '../index.js';
@@ -7,7 +7,7 @@ const PLATFORM = 'edge.platform.test';
 const PLATFORM_ADDRESS = '10.1.2.3';
 const platform = [PLATFORM, PLATFORM_ADDRESS] as const;
 
-describe.each(testDatabases)('custom domains verified by DNS on $name', (database) => {
+describe.runIf(dnsmasqInstalled).each(testDatabases)('custom domains verified by DNS on $name', (database) => {
   let db: Kysely<Database>;
   let close: () => Promise<void>;
   let dns: Awaited<ReturnType<typeof startDnsServer>>;
