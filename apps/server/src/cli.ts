@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import {
-  createDnsCheck,
   createDomainStore,
   operations,
   systemClock,
@@ -10,7 +9,7 @@ import {
   type OperationId,
 } from '@petstore/core';
 import { readFile, writeFile } from 'node:fs/promises';
-import { openDatabase, openPetStore, restoreDataDir } from '@petstore/embed';
+import { createDnsCheck, openDatabase, openPetStore, restoreDataDir } from '@petstore/embed';
 import { connectAdminChannel, type DomainAdmin, type KeyAdmin } from './admin-channel.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { acquireDataDirLock } from './data-dir-lock.js';

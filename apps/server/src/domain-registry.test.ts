@@ -1,4 +1,5 @@
-import { createDnsCheck, createDomainStore, type Clock } from '@petstore/core';
+import { createDomainStore, type Clock } from '@petstore/core';
+import { createDnsCheck } from '@petstore/embed';
 import { dnsmasqInstalled, startDnsServer, testDatabases } from '@petstore/testing';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';

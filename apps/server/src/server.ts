@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerOptions } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { createDnsCheck, createDomainStore, type Clock, type DomainStore } from '@petstore/core';
-import { createHttpHandler, openPetStore, type OpenPetStore } from '@petstore/embed';
+import { createDomainStore, type Clock, type DomainStore } from '@petstore/core';
+import { createDnsCheck, createHttpHandler, openPetStore, type OpenPetStore } from '@petstore/embed';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openAdminChannel, type AdminChannel } from './admin-channel.js';

@@ -50,7 +50,7 @@ export type { DeprecatedUsage } from './usage/deprecated-usage.js';
 export type { Database } from './storage/database.js';
 export { migrateToLatest } from './storage/migrations.js';
 export { normalizeDomainName, isApexDomain } from './domains/domain-name.js';
-export { createDnsCheck, type DnsCheck, type DnsCheckOptions, type DnsVerdict } from './domains/dns-check.js';
+export type { DnsCheck, DnsVerdict } from './domains/dns-verdict.js';
 export { nextRecheck, RECHECK_WINDOW_MS } from './domains/recheck-backoff.js';
 export {
   createDomainStore,

@@ -1,2 +1,3 @@
 export { openDatabase, restoreDataDir, type DatabaseOptions, type OpenDatabase } from './open-database.js';
 export { openRedis } from './open-redis.js';
+export { createDnsCheck, type DnsCheckOptions } from './dns-check.js';

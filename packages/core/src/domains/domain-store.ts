@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { systemClock, type Clock } from '../clock.js';
 import type { Database, DomainsTable } from '../storage/database.js';
-import type { DnsCheck } from './dns-check.js';
+import type { DnsCheck } from './dns-verdict.js';
 import { normalizeDomainName } from './domain-name.js';
 import { nextRecheck } from './recheck-backoff.js';
 

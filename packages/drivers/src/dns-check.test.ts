@@ -1,7 +1,8 @@
 import { dnsmasqInstalled, startDnsServer, testDatabases } from '@petstore/testing';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDnsCheck, createDomainStore, RECHECK_WINDOW_MS, type Clock, type Database, type DomainStore } from '../index.js';
+import { createDomainStore, RECHECK_WINDOW_MS, type Clock, type Database, type DomainStore } from '@petstore/core';
+import { createDnsCheck } from './dns-check.js';
 
 const PLATFORM = 'edge.platform.test';
 const PLATFORM_ADDRESS = '10.1.2.3';

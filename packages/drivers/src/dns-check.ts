@@ -1,11 +1,5 @@
 import { Resolver } from 'node:dns/promises';
-import { isApexDomain } from './domain-name.js';
-
-/** What a DNS check found: the domain points at the platform, or why not (in words for the operator). */
-export type DnsVerdict = { ok: true; found: string } | { ok: false; reason: string };
-
-/** Checks one domain name against the platform host. */
-export type DnsCheck = (name: string) => Promise<DnsVerdict>;
+import { isApexDomain, type DnsCheck, type DnsVerdict } from '@petstore/core';
 
 /** Where the check looks. */
 export interface DnsCheckOptions {
