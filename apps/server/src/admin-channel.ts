@@ -3,7 +3,7 @@ import { chmod, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ApiKeyStore, PetStore } from '@petstore/core';
+import type { ApiKeyStore, DomainStore, PetStore } from '@petstore/core';
 
 /**
  * The key tool's way into a running service on the embedded database, which only one process may open: an HTTP
@@ -19,6 +19,12 @@ async function channelPaths(dataDir: string) {
 
 /** The key store methods the tool may call remotely. */
 const METHODS = new Set(['create', 'list', 'revoke', 'setLimits', 'roll', 'deprecatedUsage']);
+/** The domain store methods the tool may call remotely, and which of them change what is served. */
+const DOMAIN_METHODS = new Set(['add', 'verify', 'list', 'remove', 'redirect']);
+const DOMAIN_CHANGES = new Set(['add', 'verify', 'remove', 'redirect']);
+
+/** What the key tool works with for custom domains. */
+export type DomainAdmin = Pick<DomainStore, 'add' | 'verify' | 'list' | 'remove' | 'redirect'>;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
 const revive = (_key: string, value: unknown) => (typeof value === 'string' && ISO_DATE.test(value) ? new Date(value) : value);
 
@@ -30,6 +36,9 @@ export interface AdminTarget {
   keys: KeyAdmin;
   /** A consistent copy of the embedded database, gzipped tar. */
   backup(): Promise<Blob>;
+  /** The custom domains; a change is served at once (`onDomainsChanged`). */
+  domains?: DomainAdmin;
+  onDomainsChanged?: () => Promise<void>;
 }
 
 /** The admin listener of a running service. */
@@ -78,16 +87,20 @@ export async function openAdminChannel(dataDir: string, target: AdminTarget): Pr
       );
       return;
     }
-    const method = /^\/keys\/([A-Za-z]+)$/.exec(req.url ?? '')?.[1];
-    if (req.method !== 'POST' || method === undefined || !METHODS.has(method)) {
+    const [, group, method] = /^\/(keys|domains)\/([A-Za-z]+)$/.exec(req.url ?? '') ?? [];
+    const object = group === 'domains' ? target.domains : target.keys;
+    const allowed = group === 'domains' ? DOMAIN_METHODS : METHODS;
+    if (req.method !== 'POST' || method === undefined || object === undefined || !allowed.has(method)) {
       return reply(res, 404, { message: 'No such admin action.' });
     }
     readBody(req)
       .then(async (text) => {
         const args = JSON.parse(text || '[]', revive) as unknown[];
-        const call = (target.keys as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[method];
+        const call = (object as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[method];
         if (typeof call !== 'function' || !Array.isArray(args)) return reply(res, 404, { message: 'No such admin action.' });
-        reply(res, 200, { result: await call.apply(target.keys, args) });
+        const result = await call.apply(object, args);
+        if (group === 'domains' && DOMAIN_CHANGES.has(method)) await target.onDomainsChanged?.();
+        reply(res, 200, { result });
       })
       .catch((error: unknown) => reply(res, 400, { message: (error as Error).message, name: (error as Error).name }));
   });
@@ -113,6 +126,8 @@ export async function openAdminChannel(dataDir: string, target: AdminTarget): Pr
 export interface AdminClient {
   /** The key store of the running service. */
   keys: KeyAdmin;
+  /** The custom domains of the running service. */
+  domains: DomainAdmin;
   /** Streams a backup of the running service's database. */
   backup(): Promise<Buffer>;
 }
@@ -143,16 +158,18 @@ export async function connectAdminChannel(dataDir: string): Promise<AdminClient 
     () => false,
   );
   if (!reachable) return undefined;
-  const keys = new Proxy({} as KeyAdmin, {
-    get: (_target, method: string) => async (...args: unknown[]) => {
-      const answer = await call(socketPath, token.trim(), 'POST', `/keys/${method}`, JSON.stringify(args));
-      const body = JSON.parse(answer.body.toString('utf8'), revive) as { result?: unknown; message?: string; name?: string };
-      if (answer.status !== 200) throw Object.assign(new Error(body.message ?? `admin action failed (${answer.status})`), { name: body.name ?? 'Error' });
-      return body.result;
-    },
-  });
+  const remote = <T extends object>(group: string) =>
+    new Proxy({} as T, {
+      get: (_target, method: string) => async (...args: unknown[]) => {
+        const answer = await call(socketPath, token.trim(), 'POST', `/${group}/${method}`, JSON.stringify(args));
+        const body = JSON.parse(answer.body.toString('utf8'), revive) as { result?: unknown; message?: string; name?: string };
+        if (answer.status !== 200) throw Object.assign(new Error(body.message ?? `admin action failed (${answer.status})`), { name: body.name ?? 'Error' });
+        return body.result;
+      },
+    });
   return {
-    keys,
+    keys: remote<KeyAdmin>('keys'),
+    domains: remote<DomainAdmin>('domains'),
     async backup() {
       const answer = await call(socketPath, token.trim(), 'GET', '/backup');
       if (answer.status !== 200) throw new Error(JSON.parse(answer.body.toString('utf8')).message as string);

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { MAX_GRACE_MS, PLAN_NAMES, type Limits, type PlanName } from '@petstore/core';
+import { MAX_GRACE_MS, normalizeDomainName, PLAN_NAMES, type DomainRedirect, type Limits, type PlanName } from '@petstore/core';
 import { parseDuration, parseInstant } from './duration.js';
 
 /** A command line the key tool does not take: the tool says why on stderr and exits with 2, touching nothing. */
@@ -21,6 +21,11 @@ export type Command =
   | { name: 'keys deprecated'; json: boolean }
   | { name: 'keys revoke'; id: number }
   | { name: 'keys set-limits'; id: number; limits: Limits }
+  | { name: 'domains add'; domain: string }
+  | { name: 'domains verify'; domain: string }
+  | { name: 'domains list'; json: boolean }
+  | { name: 'domains remove'; domain: string }
+  | { name: 'domains redirect'; domain: string; redirect: DomainRedirect | null }
   | { name: 'backup'; file: string }
   | { name: 'restore'; file: string };
 
@@ -87,6 +92,14 @@ function expiry(values: Values, now: number, command: string): Date | null {
   }
   return null;
 }
+
+function domainName(value: string, command: string): string {
+  const name = normalizeDomainName(value);
+  if (name === undefined) throw new UsageError(`Give a domain name such as api.example.com, not "${value}".`, command);
+  return name;
+}
+
+const DOMAIN_MISSING = 'Give a domain name, such as api.example.com.';
 
 const limitsOf = (values: Values, command: string): Limits => ({
   perMinute: positiveInteger('per-minute', values['per-minute'] as string | undefined, command),
@@ -174,6 +187,59 @@ const commands: Record<string, CommandSpec> = {
     options: { 'per-minute': PER_MINUTE, 'per-day': PER_DAY },
     build: (values, [id]) => ({ name: 'keys set-limits', id: keyId(id!, 'keys set-limits'), limits: limitsOf(values, 'keys set-limits') }),
   },
+  'domains add': {
+    usage: 'domains add DOMAIN',
+    summary: 'Add a custom domain as pending; it is served once verified.',
+    details: 'Then point DOMAIN at PETSTORE_PLATFORM_HOST: a CNAME for a subdomain, an ALIAS/ANAME for an apex domain.',
+    args: ['DOMAIN'],
+    missing: DOMAIN_MISSING,
+    options: {},
+    build: (_values, [domain]) => ({ name: 'domains add', domain: domainName(domain!, 'domains add') }),
+  },
+  'domains verify': {
+    usage: 'domains verify DOMAIN',
+    summary: 'Check the domain in DNS now; served within one second on every instance once verified.',
+    details: 'Pending domains are also checked again by themselves, with backoff, for 48 hours. Exits with 1 when not verified.',
+    args: ['DOMAIN'],
+    missing: DOMAIN_MISSING,
+    options: {},
+    build: (_values, [domain]) => ({ name: 'domains verify', domain: domainName(domain!, 'domains verify') }),
+  },
+  'domains list': {
+    usage: 'domains list [--json]',
+    summary: 'List custom domains: state (pending, verified, failed), last check and its reason, next check, redirect.',
+    args: [],
+    options: { json: JSON_OUTPUT },
+    build: (values) => ({ name: 'domains list', json: values['json'] === true }),
+  },
+  'domains remove': {
+    usage: 'domains remove DOMAIN',
+    summary: 'Stop serving a domain (within one second on every instance) and allow it no new certificate.',
+    args: ['DOMAIN'],
+    missing: DOMAIN_MISSING,
+    options: {},
+    build: (_values, [domain]) => ({ name: 'domains remove', domain: domainName(domain!, 'domains remove') }),
+  },
+  'domains redirect': {
+    usage: 'domains redirect DOMAIN TARGET [--status 301|308]',
+    summary: 'Answer requests for DOMAIN with a redirect to TARGET, path and query kept; TARGET none stops it.',
+    details: 'DOMAIN must be added; the redirect is answered once it is verified. TARGET is another host of the service.',
+    args: ['DOMAIN', 'TARGET'],
+    missing: 'Give the domain and its target: petstore domains redirect old.example.com api.example.com.',
+    options: { status: { type: 'string', value: 'STATUS', text: 'the redirect status: 301 (the default) or 308' } },
+    build(values, [domain, target]) {
+      const status = (values['status'] as string | undefined) ?? '301';
+      if (status !== '301' && status !== '308') throw new UsageError(`--status must be 301 or 308, not "${status}".`, 'domains redirect');
+      if (target === 'none') {
+        if (values['status'] !== undefined) throw new UsageError('--status goes with a TARGET, not with none.', 'domains redirect');
+        return { name: 'domains redirect', domain: domainName(domain!, 'domains redirect'), redirect: null };
+      }
+      const to = domainName(target!, 'domains redirect');
+      const name = domainName(domain!, 'domains redirect');
+      if (to === name) throw new UsageError('A domain cannot redirect to itself.', 'domains redirect');
+      return { name: 'domains redirect', domain: name, redirect: { to, status: status === '308' ? 308 : 301 } };
+    },
+  },
   backup: {
     usage: 'backup FILE',
     summary: 'Write a consistent copy of the embedded database (gzipped tar), also while the service runs.',
@@ -197,10 +263,11 @@ const HELP_OPTION = '  -h, --help'.padEnd(30) + 'Show this help.\n';
 
 /** The tool's help: every command, one line of usage and one of purpose. */
 export const HELP = `Usage: petstore keys <command> [options]
+       petstore domains <command> [options]
        petstore backup FILE | petstore restore FILE
 
-Manage the API keys of the Pet Store. Uses the database the service uses:
-DATABASE_URL (PostgreSQL) or else the embedded database in PETSTORE_DATA_DIR,
+Manage the API keys and custom domains of the Pet Store. Uses the database the
+service uses: DATABASE_URL (PostgreSQL) or else the embedded database in PETSTORE_DATA_DIR,
 through the running service when it runs on that folder, directly otherwise.
 
 Commands:
@@ -272,7 +339,15 @@ export function parseCommandLine(argv: string[], now: number): Command {
     if (!spec) throw new UsageError(`Unknown command "${name}".`);
     return parseCommand(name, spec, argv.slice(2), now);
   }
-  const spec = Object.hasOwn(commands, group) && !group.startsWith('keys ') ? commands[group] : undefined;
+  if (group === 'domains') {
+    if (command === '--help' || command === '-h') return { name: 'help', text: HELP };
+    if (command === undefined) throw new UsageError('Give a domains command: add, verify, list, remove or redirect.');
+    const name = `domains ${command}`;
+    const spec = commands[name];
+    if (!spec) throw new UsageError(`Unknown command "${name}".`);
+    return parseCommand(name, spec, argv.slice(2), now);
+  }
+  const spec = Object.hasOwn(commands, group) && !group.includes(' ') ? commands[group] : undefined;
   if (!spec) throw new UsageError(`Unknown command "${group}".`);
   return parseCommand(group, spec, argv.slice(1), now);
 }

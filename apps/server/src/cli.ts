@@ -1,8 +1,16 @@
 #!/usr/bin/env node
-import { operations, systemClock, type ApiKeyRecord, type DeprecatedUsage, type OperationId } from '@petstore/core';
+import {
+  createDomainStore,
+  operations,
+  systemClock,
+  type ApiKeyRecord,
+  type DeprecatedUsage,
+  type DomainRecord,
+  type OperationId,
+} from '@petstore/core';
 import { readFile, writeFile } from 'node:fs/promises';
-import { openDatabase, openPetStore, restoreDataDir } from '@petstore/embed';
-import { connectAdminChannel, type KeyAdmin } from './admin-channel.js';
+import { createDnsCheck, openDatabase, openPetStore, restoreDataDir } from '@petstore/embed';
+import { connectAdminChannel, type DomainAdmin, type KeyAdmin } from './admin-channel.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { parseCommandLine, UsageError } from './cli-commands.js';
@@ -45,8 +53,20 @@ function deprecatedRow(usage: DeprecatedUsage) {
   };
 }
 
-function table(rows: Record<string, string>[]): string {
-  if (!rows.length) return 'No keys.\n';
+function domainRow(domain: DomainRecord) {
+  return {
+    domain: domain.name,
+    state: domain.state,
+    added: date(domain.addedAt),
+    'last check': date(domain.checkedAt),
+    'next check': date(domain.nextCheckAt),
+    redirect: domain.redirect ? `${domain.redirect.status} ${domain.redirect.to}` : '-',
+    reason: domain.reason ?? '-',
+  };
+}
+
+function table(rows: Record<string, string>[], none = 'No keys.\n'): string {
+  if (!rows.length) return none;
   const columns = Object.keys(rows[0]!);
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => r[c]!.length)));
   const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd();
@@ -63,6 +83,7 @@ async function run(argv: string[]): Promise<number> {
   const config = loadConfig(process.env);
   if (command.name === 'backup') return backup(config, command.file);
   if (command.name === 'restore') return restore(config, command.file);
+  if (isDomainCommand(command)) return manageDomains(config, command);
 
   const { keys, close } = await openKeys(config);
   try {
@@ -148,6 +169,89 @@ async function openKeys(config: Config) {
       await releaseLock();
     },
   };
+}
+
+type DomainCommand = Extract<ReturnType<typeof parseCommandLine>, { name: `domains ${string}` }>;
+const isDomainCommand = (command: ReturnType<typeof parseCommandLine>): command is DomainCommand => command.name.startsWith('domains ');
+
+/**
+ * The custom domains: through the running service's admin channel on the embedded folder (the service then serves a
+ * change at once), else in the database, where every instance reads them again within a second.
+ */
+async function openDomains(config: Config): Promise<{ domains: DomainAdmin; close(): Promise<void> }> {
+  if (config.dataDirIsFolder) {
+    const admin = await connectAdminChannel(config.dataDir);
+    if (admin) return { domains: admin.domains, close: async () => {} };
+  }
+  const releaseLock = config.dataDirIsFolder ? await acquireDataDirLock(config.dataDir) : async () => {};
+  const service = await openPetStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, rateLimitStore: 'none' }).catch(
+    async (error: unknown) => {
+      await releaseLock();
+      throw error;
+    },
+  );
+  const check = config.platformHost ? createDnsCheck({ platformHost: config.platformHost, servers: config.dnsServers }) : undefined;
+  return {
+    domains: createDomainStore(service.database.db, { check }),
+    async close() {
+      await service.close();
+      await releaseLock();
+    },
+  };
+}
+
+async function manageDomains(config: Config, command: DomainCommand): Promise<number> {
+  if (command.name === 'domains verify' && !config.platformHost) {
+    throw new ConfigError(['PETSTORE_PLATFORM_HOST: set it to the host custom domains point at, to verify them']);
+  }
+  const { domains, close } = await openDomains(config);
+  try {
+    switch (command.name) {
+      case 'domains add': {
+        const added = await domains.add(command.domain);
+        if (added === 'exists') throw new UsageError(`${command.domain} is already added; see "petstore domains list".`);
+        if (added === 'invalid') throw new UsageError(`"${command.domain}" is not a domain name.`);
+        const target = config.platformHost ?? 'PETSTORE_PLATFORM_HOST';
+        process.stdout.write(
+          `Added ${added.name} (pending). Point it at ${target}: a CNAME record for a subdomain, an ALIAS/ANAME record for an apex domain; ` +
+            `then run "petstore domains verify ${added.name}". It is also checked by itself for 48 hours.\n`,
+        );
+        return 0;
+      }
+      case 'domains verify': {
+        const domain = await domains.verify(command.domain);
+        if (domain === 'not_found') throw new UsageError(`No domain ${command.domain}; add it first: petstore domains add ${command.domain}.`);
+        if (domain.state === 'verified') {
+          process.stdout.write(`Verified ${domain.name}: ${domain.reason}. It is served now, and may have a certificate.\n`);
+          return 0;
+        }
+        const next = domain.nextCheckAt ? ` Checked again by itself at ${date(domain.nextCheckAt)}.` : '';
+        process.stderr.write(`${domain.name} is not verified (${domain.state}): ${domain.reason}.${next}\n`);
+        return 1;
+      }
+      case 'domains list': {
+        const rows = (await domains.list()).map(domainRow);
+        process.stdout.write(command.json ? `${JSON.stringify(rows, null, 2)}\n` : table(rows, 'No custom domains.\n'));
+        return 0;
+      }
+      case 'domains remove': {
+        if (!(await domains.remove(command.domain))) throw new UsageError(`No domain ${command.domain}.`);
+        process.stdout.write(`Removed ${command.domain}: it is no longer served, and gets no new certificate.\n`);
+        return 0;
+      }
+      case 'domains redirect': {
+        const domain = await domains.redirect(command.domain, command.redirect);
+        if (domain === 'not_found') throw new UsageError(`No domain ${command.domain}; add it first: petstore domains add ${command.domain}.`);
+        if (domain === 'invalid') throw new UsageError(`Cannot redirect ${command.domain} there.`);
+        const how = domain.redirect ? `redirects to ${domain.redirect.to} (${domain.redirect.status})` : 'no longer redirects';
+        const served = domain.state === 'verified' ? '' : ` It takes effect once ${domain.name} is verified.`;
+        process.stdout.write(`${domain.name} ${how}, path and query kept.${served}\n`);
+        return 0;
+      }
+    }
+  } finally {
+    await close();
+  }
 }
 
 async function backup(config: Config, file: string): Promise<number> {

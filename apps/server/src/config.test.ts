@@ -136,6 +136,16 @@ describe('the configuration', () => {
     expect(problemsOf({ PETSTORE_REDIRECTS: 'old.example.com=>new.example.com' })).toContain('PETSTORE_REDIRECTS: entry 1');
   });
 
+  it('reads the platform host of custom domains and the resolvers that verify them, with ports', () => {
+    const config = loadConfig({ PETSTORE_PLATFORM_HOST: 'Edge.Petstore.dev.', PETSTORE_DNS_SERVERS: '127.0.0.1:5353, 1.1.1.1,[::1]:53,2001:db8::1' });
+    expect(config.platformHost).toBe('edge.petstore.dev');
+    expect(config.dnsServers).toEqual(['127.0.0.1:5353', '1.1.1.1', '[::1]:53', '2001:db8::1']);
+    expect(loadConfig({})).toMatchObject({ platformHost: undefined, dnsServers: [] });
+    expect(problemsOf({ PETSTORE_PLATFORM_HOST: 'https://edge.petstore.dev' })).toContain('PETSTORE_PLATFORM_HOST');
+    expect(problemsOf({ PETSTORE_DNS_SERVERS: 'dns.example.com' })).toContain('PETSTORE_DNS_SERVERS');
+    expect(problemsOf({ PETSTORE_DNS_SERVERS: '999.1.1.1:53' })).toContain('PETSTORE_DNS_SERVERS');
+  });
+
   it('takes base addresses that end in /v1 and drops a trailing slash', () => {
     const config = loadConfig({ PETSTORE_PUBLIC_URL: 'https://pets.example.com/v1/', PETSTORE_STAGING_URL: 'https://staging.example.com/api/v1' });
     expect(config.publicUrl).toBe('https://pets.example.com/v1');

@@ -1,6 +1,7 @@
 import { PLAN_NAMES, isWellFormedApiKey, type PlanName } from '@petstore/core';
 import type { ConfiguredApiKey, CorsOrigins, HostRedirect, TrustProxy } from '@petstore/embed';
 import { compileTrust } from '@petstore/http';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const integer = (min: number, max: number) =>
@@ -75,6 +76,18 @@ function parseTrustProxy(text: string, ctx: z.RefinementCtx): TrustProxy {
   return list;
 }
 
+/** A comma list of DNS resolvers, each an IP address with an optional port (`127.0.0.1:5353`, `[::1]:53`). */
+function parseDnsServers(text: string, ctx: z.RefinementCtx): string[] {
+  const servers = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const server of servers) {
+    const address = server.startsWith('[') ? /^\[([0-9a-f:.]+)\](?::[0-9]{1,5})?$/i.exec(server)?.[1] : /^([0-9.]+)(?::[0-9]{1,5})?$|^([0-9a-f:]+)$/i.exec(server)?.slice(1).find(Boolean);
+    if (address === undefined || isIP(address) === 0) {
+      ctx.addIssue({ code: 'custom', message: `"${server}" is not a resolver: write an IP address with an optional port, e.g. 127.0.0.1:5353 or [::1]:53` });
+    }
+  }
+  return servers;
+}
+
 /** `*` (any origin, the default), `false` (none), or a comma list of origins (`https://app.example.com`). */
 function parseCorsOrigins(text: string, ctx: z.RefinementCtx): CorsOrigins {
   const value = text.trim();
@@ -145,6 +158,17 @@ const Environment = z.object({
   PETSTORE_REDIRECTS: z.preprocess(unsetIfEmpty, z.string().transform(parseRedirects).default([])),
   PETSTORE_CORS_ORIGINS: z.preprocess(unsetIfEmpty, z.string().transform(parseCorsOrigins).default('*')),
   PETSTORE_METRICS_PORT: z.preprocess(unsetIfEmpty, integer(0, 65535).optional()),
+  PETSTORE_PLATFORM_HOST: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .transform((host) => host.replace(/\.$/, ''))
+      .pipe(z.string().regex(/^(?!-)[a-z0-9-]{1,63}(?:\.(?!-)[a-z0-9-]{1,63})+$/, 'must be a host name such as edge.petstore.dev'))
+      .optional(),
+  ),
+  PETSTORE_DNS_SERVERS: z.preprocess(unsetIfEmpty, z.string().transform(parseDnsServers).default([])),
   PETSTORE_LOG_LEVEL: z.preprocess(
     unsetIfEmpty,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -192,6 +216,10 @@ function toConfig(env: z.output<typeof Environment>) {
     corsOrigins: env.PETSTORE_CORS_ORIGINS,
     /** Port of the metrics listener on HOST; undefined: no metrics listener. */
     metricsPort: env.PETSTORE_METRICS_PORT,
+    /** The host custom domains must point at (CNAME, or ALIAS/ANAME at the apex); undefined: domains cannot be verified. */
+    platformHost: env.PETSTORE_PLATFORM_HOST,
+    /** Resolvers for verifying custom domains (`ip` or `ip:port`); empty: the system's. */
+    dnsServers: env.PETSTORE_DNS_SERVERS,
     logLevel: env.PETSTORE_LOG_LEVEL,
     /** In-flight requests past which the excess gets 503 `unavailable` with `Retry-After: 1`; 0: no limit. */
     maxConcurrentRequests: env.PETSTORE_MAX_CONCURRENT_REQUESTS,

@@ -1,11 +1,13 @@
 import { createServer, type Server, type ServerOptions } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import type { Clock } from '@petstore/core';
-import { createHttpHandler, openPetStore, type OpenPetStore } from '@petstore/embed';
+import { createDomainStore, type Clock, type DomainStore } from '@petstore/core';
+import { createDnsCheck, createHttpHandler, openPetStore, type OpenPetStore } from '@petstore/embed';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openAdminChannel, type AdminChannel } from './admin-channel.js';
+import { createCertificateAsk } from './certificate-ask.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
+import { startDomainRegistry, type DomainRegistry } from './domain-registry.js';
 import { createObservability } from './observability.js';
 import { createOutageLog } from './outage-log.js';
 import { createOverloadGuard } from './overload.js';
@@ -35,6 +37,9 @@ export interface RunningServer {
   /** Base URL of the metrics listener (`GET /metrics`), when `PETSTORE_METRICS_PORT` is set. */
   metricsUrl?: string;
   service: OpenPetStore;
+  /** The custom domains in the database (`petstore domains …`), and this instance's view of them. */
+  domains: DomainStore;
+  domainRegistry: DomainRegistry;
   /** A development key created because no key existed; shown once. */
   developmentKey?: string;
   /**
@@ -77,6 +82,9 @@ export async function startServer(
     developmentKey = (await service.store.apiKeys.create({ plan: 'free', label: 'development' })).key;
   }
   if (service.database.pool) observability.watchPool(service.database.pool);
+  const check = config.platformHost ? createDnsCheck({ platformHost: config.platformHost, servers: config.dnsServers }) : undefined;
+  const domains = createDomainStore(service.database.db, { check, ...(options.clock ? { clock: options.clock } : {}) });
+  const domainRegistry = await startDomainRegistry({ domains, recheck: check !== undefined, logger });
   // An outage is two log lines (down, back with the count refused), not one line with a stack per 503.
   const outage = createOutageLog({ logger, probe: (dependency) => service.probe(dependency) });
   const handler = createHttpHandler(service.store, {
@@ -84,6 +92,7 @@ export async function startServer(
     stagingUrl: config.stagingUrl,
     trustProxy: config.trustProxy,
     redirects: config.redirects,
+    domains: domainRegistry.current,
     cors: config.corsOrigins,
     // The service's own server writes each turn's responses together (measured: fewer client wake-ups under load).
     writeAtTurnEnd: true,
@@ -99,7 +108,14 @@ export async function startServer(
     if (stopping) res.setHeader('connection', 'close');
     if (overload.admit(req, res)) serve(req, res);
   });
-  const metricsServer = config.metricsPort === undefined ? undefined : createServer(observability.serveMetrics);
+  // The internal listener: metrics, and the TLS server's certificate ask for custom domains.
+  const ask = createCertificateAsk(domains);
+  const metricsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : createServer((req, res) => {
+          if (!ask(req, res)) observability.serveMetrics(req, res);
+        });
   let admin: AdminChannel | undefined;
   try {
     await listen(server, config.port, config.host);
@@ -108,11 +124,12 @@ export async function startServer(
     const { backup } = service.database;
     if (config.dataDirIsFolder && backup) {
       const keys = { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage() };
-      admin = await openAdminChannel(config.dataDir, { keys, backup });
+      admin = await openAdminChannel(config.dataDir, { keys, backup, domains, onDomainsChanged: domainRegistry.refresh });
     }
   } catch (error) {
     server.close();
     metricsServer?.close();
+    domainRegistry.close();
     await service.close();
     await releaseLock();
     throw error;
@@ -133,6 +150,7 @@ export async function startServer(
       clearTimeout(force);
       overload.close();
       outage.close();
+      domainRegistry.close();
       await admin?.close();
       if (metricsServer) {
         metricsServer.closeAllConnections();
@@ -146,6 +164,8 @@ export async function startServer(
     url: urlOf(server),
     server,
     service,
+    domains,
+    domainRegistry,
     ...(metricsServer ? { metricsUrl: urlOf(metricsServer) } : {}),
     ...(developmentKey ? { developmentKey } : {}),
     close,

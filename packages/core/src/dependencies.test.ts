@@ -4,8 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const SOURCE = fileURLToPath(new URL('.', import.meta.url));
-/** What the core may import: its domain libraries and Node's crypto, nothing of HTTP, tRPC or database drivers. */
-const ALLOWED = new Set(['zod', 'kysely', 'rate-limiter-flexible', 'node:crypto']);
+/**
+ * What the core may import: its domain libraries (tldts: the Public Suffix List, pure) and Node's crypto, nothing of
+ * HTTP, tRPC, DNS or database drivers.
+ */
+const ALLOWED = new Set(['zod', 'kysely', 'rate-limiter-flexible', 'tldts', 'node:crypto']);
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });

@@ -31,7 +31,8 @@ const OK = JSON.stringify({ status: 'ok' });
  */
 export function createServicePipeline(store: PetStore, options: HandlerOptions = {}): Pipeline {
   const basePath = normalizeBasePath(options.basePath);
-  const edge = createEdge(options);
+  // Health answers on any host, also once custom domains are managed (a load balancer asks by address).
+  const edge = createEdge({ ...options, anyHostPaths: [`${basePath}/healthz`, `${basePath}/livez`] });
   const rest = createRestCodec({ prefix: '/v1', basePath, edge });
   const trpc = createTrpcCodec({ store, prefix: '/trpc', basePath, restPrefix: '/v1' });
   const ready = async () =>

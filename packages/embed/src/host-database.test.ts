@@ -102,6 +102,7 @@ describe.skipIf(!databaseUrl)("the store on a host's own PostgreSQL database", (
     expect(await tablesIn(pool, 'petstore')).toEqual([
       'api_keys',
       'deprecated_calls',
+      'domains',
       'idempotency_keys',
       'pets',
       'petstore_migration',
@@ -150,7 +151,8 @@ describe.skipIf(!databaseUrl)("the store on a host's own PostgreSQL database", (
     };
     const { error, results } = await new Migrator({ db, provider: together }).migrateToLatest();
     expect(error).toBeUndefined();
-    expect(results?.map((r) => r.status)).toEqual(['Success', 'Success', 'Success', 'Success', 'Success', 'Success']);
+    const names = Object.keys(await together.getMigrations());
+    expect(results?.map((r) => r.status)).toEqual(names.map(() => 'Success'));
     const service = await opened({ pool, schema: 'petstore', migrate: false });
     await inProcessAndRest(service);
     expect(await tablesIn(pool, 'public')).toEqual(['kysely_migration', 'kysely_migration_lock', 'users']);

@@ -7,3 +7,4 @@ export { createFetchHandler, type FetchHandler } from './create-fetch-handler.js
 export { createServicePipeline, type HandlerOptions, type HostRedirect } from './create-pipeline.js';
 export type { NodeHandler, CorsOrigins, FetchConnection } from '@petstore/http';
 export type { TrustProxy } from '@petstore/http';
+export { createDnsCheck, type DnsCheckOptions } from '@petstore/drivers';

@@ -8,7 +8,7 @@ export { fromNodeRequest } from './node/node-request.js';
 export { toFetchHandler } from './fetch/fetch-handler.js';
 export { fromFetchRequest, type FetchConnection } from './fetch/fetch-request.js';
 export { compileTrust, type TrustProxy, type TrustFunction } from './trust-proxy.js';
-export { createLinkBase, type HostRedirect, type PublishedAt, type Arrival } from './own-hosts.js';
+export { createLinkBase, customDomainBases, type HostRedirect, type PublishedAt, type Arrival } from './own-hosts.js';
 export { wellFormedHost, hostName } from './host.js';
 export { bearerToken } from './bearer-token.js';
 export { requestId } from './request-id.js';

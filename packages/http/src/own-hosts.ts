@@ -1,3 +1,4 @@
+import type { DomainHostsSnapshot } from '@petstore/core';
 import { hostName } from './host.js';
 
 /** One domain answered with a redirect to another: path and query are kept. */
@@ -17,6 +18,11 @@ export interface PublishedAt {
   stagingUrl?: string | undefined;
   /** Domains that redirect to another one; their targets are hosts of the service too. */
   redirects?: readonly HostRedirect[] | undefined;
+  /**
+   * Custom domains managed while the service runs, read on every request so a change applies to the next one:
+   * verified domains are hosts of the service; once any domain is managed, other hosts get 421.
+   */
+  domains?: (() => DomainHostsSnapshot) | undefined;
 }
 
 /** The scheme and host a request arrived with, as the edge trusts them. */
@@ -40,7 +46,7 @@ function lastSegment(basePath: string): string {
 
 /**
  * The rule of DECISIONS "Proxies and hosts" for links: the request's host only when it is one of the service's own
- * (the public and staging addresses, the targets of host redirects), else the public address; with no public address
+ * (the public and staging addresses, the targets of host redirects, verified custom domains), else the public address; with no public address
  * (development), any well-formed host. Returns the absolute base address of an API at `basePath` (as the client's
  * path has it): the configured address with the API's own last segment (`/v1`, `/trpc`), or in development the
  * request's scheme, host and base path.
@@ -61,7 +67,25 @@ export function createLinkBase(published: PublishedAt): (arrival: Arrival, baseP
     if (host === undefined) return publicParent;
     const parent = parents.get(host) ?? parents.get(hostName(host));
     if (parent !== undefined) return parent;
-    return targets.has(host) || targets.has(hostName(host)) ? `${scheme}://${host}${publicPath}` : publicParent;
+    const own = targets.has(host) || targets.has(hostName(host)) || published.domains?.().verified.has(hostName(host));
+    return own ? `${scheme}://${host}${publicPath}` : publicParent;
   };
   return (arrival, basePath) => `${parentFor(arrival)}${lastSegment(basePath)}`;
+}
+
+/**
+ * The base addresses of the verified custom domains, for the OpenAPI `servers`: `https://` (certificates come from the
+ * TLS server in front), the public address's path, and the API's last segment.
+ * @example customDomainBases({ publicUrl: 'https://api.example.com/v1', domains }, '/v1') // ['https://shop.example.org/v1']
+ */
+export function customDomainBases(published: PublishedAt, basePath: string): string[] {
+  const verified = published.domains?.().verified;
+  if (!verified || verified.size === 0) return [];
+  const path = published.publicUrl
+    ? `${new URL(parentOf(published.publicUrl)).pathname.replace(/\/+$/, '')}${lastSegment(basePath)}`
+    : basePath;
+  return [...verified.entries()]
+    .filter(([, redirect]) => redirect === undefined)
+    .map(([name]) => `https://${name}${path}`)
+    .sort();
 }

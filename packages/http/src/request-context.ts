@@ -1,7 +1,10 @@
+import { PetStoreError } from '@petstore/core';
 import { bearerToken } from './bearer-token.js';
 import { hostName, wellFormedHost } from './host.js';
-import { createLinkBase, type Arrival, type PublishedAt } from './own-hosts.js';
+import { createLinkBase, customDomainBases, type Arrival, type PublishedAt } from './own-hosts.js';
 import { requestId } from './request-id.js';
+import { splitTarget } from './request-target.js';
+import { errorResponse } from './respond.js';
 import type { StandardRequest, StandardResponse } from './standard.js';
 import { compileTrust, type TrustProxy } from './trust-proxy.js';
 
@@ -9,6 +12,8 @@ import { compileTrust, type TrustProxy } from './trust-proxy.js';
 export interface EdgeOptions extends PublishedAt {
   /** Who may tell the service a client's address, scheme and host; nobody by default. */
   trustProxy?: TrustProxy | undefined;
+  /** Paths answered on any host even once custom domains are managed (`/healthz`, `/livez`), as the client sends them. */
+  anyHostPaths?: readonly string[] | undefined;
 }
 
 /** What the edge knows of one request, worked out once and shared by every step that serves it. */
@@ -41,13 +46,18 @@ export interface RequestContext {
 export interface Edge {
   /** The context of a request, built once. */
   context(request: StandardRequest): RequestContext;
-  /** The redirect (301/308, path and query kept) for a request to a redirected domain, if it is one. */
+  /**
+   * The answer the edge gives before anything else, if any: the redirect (301/308, path and query kept) for a request
+   * to a redirected domain, or, once custom domains are managed, 421 `misdirected_request` for a host that is not
+   * the service's own.
+   */
   redirect(request: StandardRequest, ctx: RequestContext): StandardResponse | undefined;
   /**
    * The production and staging base addresses for the OpenAPI `servers`: configured ones, never a request's `Host`;
-   * in development the address the request reached this server on, with `basePath`.
+   * in development the address the request reached this server on, with `basePath`. `custom`: the verified custom
+   * domains' base addresses.
    */
-  servers(request: StandardRequest, basePath: string): { production: string; staging: string };
+  servers(request: StandardRequest, basePath: string): { production: string; staging: string; custom?: readonly string[] };
 }
 
 const firstListed = (value: string | undefined) => value?.split(',', 1)[0]?.trim();
@@ -79,6 +89,32 @@ export function createEdge(options: EdgeOptions = {}): Edge {
   const redirects = new Map((options.redirects ?? []).map((r) => [r.from.toLowerCase(), r]));
   const publicUrl = options.publicUrl?.replace(/\/+$/, '');
   const stagingUrl = options.stagingUrl?.replace(/\/+$/, '');
+  const ownHosts = new Set(
+    [options.publicUrl, options.stagingUrl]
+      .filter((url): url is string => Boolean(url))
+      .map((url) => hostName(new URL(url).host.toLowerCase()))
+      .concat((options.redirects ?? []).map((r) => hostName(r.to.toLowerCase()))),
+  );
+  const anyHostPaths = new Set(options.anyHostPaths ?? []);
+  const hostRedirect = (request: StandardRequest, ctx: RequestContext, to: string, status: 301 | 308): StandardResponse => ({
+    status,
+    headers: { location: `${ctx.scheme}://${to}${request.url}`, 'content-length': '0' },
+    body: undefined,
+  });
+
+  /** Custom domains: a verified one's redirect, nothing for the service's own hosts, else 421 once any is managed. */
+  function managed(request: StandardRequest, ctx: RequestContext): StandardResponse | undefined {
+    const domains = options.domains?.();
+    if (!domains?.managed) return undefined;
+    const name = ctx.host === undefined ? undefined : hostName(ctx.host);
+    if (name !== undefined) {
+      const redirect = domains.verified.get(name);
+      if (redirect) return hostRedirect(request, ctx, redirect.to, redirect.status);
+      if (domains.verified.has(name) || ownHosts.has(name)) return undefined;
+    }
+    if (anyHostPaths.size > 0 && anyHostPaths.has(splitTarget(request.url).path)) return undefined;
+    return errorResponse(new PetStoreError('misdirected_request'));
+  }
 
   function arrival(request: StandardRequest, peerTrusted: boolean): Pick<Arrival, 'scheme' | 'host'> {
     const { encrypted } = request.peer;
@@ -113,16 +149,15 @@ export function createEdge(options: EdgeOptions = {}): Edge {
   return Object.freeze({
     context,
     redirect(request, ctx) {
-      if (redirects.size === 0 || ctx.host === undefined) return undefined;
-      const redirect = redirects.get(hostName(ctx.host));
-      if (!redirect) return undefined;
-      const headers = { location: `${ctx.scheme}://${redirect.to}${request.url}`, 'content-length': '0' };
-      return { status: redirect.status, headers, body: undefined };
+      const redirect = redirects.size === 0 || ctx.host === undefined ? undefined : redirects.get(hostName(ctx.host));
+      if (redirect) return hostRedirect(request, ctx, redirect.to, redirect.status);
+      return managed(request, ctx);
     },
     servers(request, basePath) {
       const production =
         publicUrl ?? linkBase({ scheme: 'http', host: undefined, local: localOf(request) }, basePath);
-      return { production, staging: stagingUrl ?? production };
+      const custom = customDomainBases(options, basePath);
+      return { production, staging: stagingUrl ?? production, ...(custom.length > 0 ? { custom } : {}) };
     },
   } satisfies Edge);
 }

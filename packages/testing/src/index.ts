@@ -203,3 +203,5 @@ export async function startRedisServer(extraArgs: string[] = []) {
   await start();
   return { url: `redis://127.0.0.1:${port}`, start, stop, pause, resume };
 }
+
+export { dnsmasqInstalled, startDnsServer, type DnsRecords } from './dns-server.js';

@@ -49,6 +49,12 @@ export const errorCodes = {
     trpc: 'UNSUPPORTED_MEDIA_TYPE',
     message: 'The request body must be application/json.',
   },
+  // Answered by the edge before any codec, so the tRPC code is never used; BAD_REQUEST is tRPC's nearest.
+  misdirected_request: {
+    status: 421,
+    trpc: 'BAD_REQUEST',
+    message: 'This host is not served here: the request was sent to a domain this service does not answer for.',
+  },
   rate_limited: { status: 429, trpc: 'TOO_MANY_REQUESTS', message: 'Rate limit exceeded.' },
   api_key_banned: {
     status: 429,

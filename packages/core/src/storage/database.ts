@@ -53,6 +53,23 @@ export interface DeprecatedCallsTable {
   last_called_at: Date;
 }
 
+export interface DomainsTable {
+  /** Lower case, no trailing dot. */
+  name: string;
+  /** `pending`, `verified`, `failed`, or `removed` (kept so that domains stay managed). */
+  state: string;
+  added_at: Date;
+  checked_at: Date | null;
+  /** Why the last check failed, or what it found; null before any check. */
+  reason: string | null;
+  /** Checks made so far, for the backoff of automatic re-checks. */
+  checks: number;
+  /** When a pending domain is checked again by itself; null when none is due. */
+  next_check_at: Date | null;
+  redirect_to: string | null;
+  redirect_status: number | null;
+}
+
 /**
  * The tables of the service, as kysely sees them.
  * @example const db = new Kysely<Database>({ dialect })
@@ -62,4 +79,5 @@ export interface Database {
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   deprecated_calls: DeprecatedCallsTable;
+  domains: DomainsTable;
 }

@@ -4,6 +4,8 @@ import type { OperationDefinition } from '@petstore/core';
 export interface OpenApiServers {
   production: string;
   staging?: string | undefined;
+  /** The verified custom domains' base addresses, each listed after production and staging. */
+  custom?: readonly string[] | undefined;
 }
 
 /** What the document is built for: its servers, and the operations it describes. */

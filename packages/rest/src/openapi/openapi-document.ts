@@ -42,6 +42,7 @@ export function openApiObject(options: CompleteDocumentOptions): Document {
       ...(options.servers.staging
         ? [{ url: trimSlash(options.servers.staging), description: 'Staging', 'x-internal': false }]
         : []),
+      ...(options.servers.custom ?? []).map((url) => ({ url: trimSlash(url), description: 'Custom domain', 'x-internal': false })),
     ],
     tags: tags.map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] && { description: TAG_DESCRIPTIONS[name] }) })),
     paths: pathsOf(definitions, production, bodies),

@@ -10,7 +10,10 @@ export interface OpenApiDocumentCache {
   serverOrigins(req: StandardRequest): readonly string[];
 }
 
-/** How many sets of servers keep a built document: one when configured, one per local address in development. */
+/**
+ * How many sets of servers keep a built document: one when configured, one per local address in development, one per
+ * set of verified custom domains (the oldest is dropped first).
+ */
 const MAX_CACHED = 8;
 
 function originsOf(document: object): string[] {
@@ -42,7 +45,7 @@ export function cacheOpenApiDocument(
   const cached = new Map<string, { json: Buffer; origins: readonly string[] }>();
   const load = (req: StandardRequest) => {
     const servers = serversOf(req);
-    const key = `${servers.production} ${servers.staging ?? ''}`;
+    const key = `${servers.production} ${servers.staging ?? ''} ${(servers.custom ?? []).join(' ')}`;
     let entry = cached.get(key);
     if (!entry) {
       const document = build({ servers });

@@ -146,6 +146,13 @@ const differences: { why: string; apply(document: Json): void }[] = [
       add(error.details, { maxItems: 16384 });
     },
   },
+  {
+    why: 'DECISIONS "Custom domains while running": the Error codes gain 421 misdirected_request, after 415.',
+    apply(document) {
+      const codes: string[] = document.components.schemas.Error.properties.code.enum;
+      codes.splice(codes.indexOf('unsupported_media_type') + 1, 0, 'misdirected_request');
+    },
+  },
 ];
 
 const pretty = (document: unknown) => `${JSON.stringify(document, null, 2)}\n`;

@@ -4,6 +4,7 @@ import { rateLimits } from './002-rate-limits.js';
 import { idempotency } from './003-idempotency.js';
 import { deprecatedCalls } from './2026-11-23-deprecated-calls.js';
 import { keyLifecycle } from './2026-11-23-key-lifecycle.js';
+import { domains } from './2026-11-24-domains.js';
 
 /** Every migration, by name, each making its tables in the schema given; names sort in the order they run. Append only. */
 const migrationsIn = {
@@ -12,6 +13,7 @@ const migrationsIn = {
   '2026-11-21-003-idempotency': idempotency,
   '2026-11-23-010-deprecated-calls': deprecatedCalls,
   '2026-11-23-011-key-lifecycle': keyLifecycle,
+  '2026-11-24-020-domains': domains,
 } satisfies Record<string, (schema: string | undefined) => Migration>;
 
 /** The names of every migration of the store. */
