@@ -3,7 +3,7 @@ import { operations, PetStoreError, type CountedRequest } from '@petstore/core';
 import { JSON_CONTENT_TYPE, type NodeHandler, type RequestContext } from '@petstore/http';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { requestLine } from './request-line.js';
+import { requestLine } from '../../../packages/http/src/telemetry/request-line.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
