@@ -65,7 +65,7 @@ export async function startServer(
       redisUrl: config.redisUrl,
       redisKeyPrefix: config.redisKeyPrefix,
       quota: config.quota,
-      onRequestCounted: observability.onRequestCounted,
+      metrics: observability.metrics,
       ...(options.clock ? { clock: options.clock } : {}),
     });
   } catch (error) {
@@ -87,17 +87,18 @@ export async function startServer(
     cors: config.corsOrigins,
     // The service's own server writes each turn's responses together (measured: fewer client wake-ups under load).
     writeAtTurnEnd: true,
+    logger,
+    metrics: observability.metrics,
     onError: (error, ctx) => {
       if (!outage.failed(error)) observability.onError(error, ctx);
     },
   });
-  const serve = observability.wrap(handler);
   const overload = createOverloadGuard({ maxConcurrent: config.maxConcurrentRequests, shedLagMs: config.shedLagMs, logger });
   let stopping = false;
   const server = createServer(SOCKET_LIMITS, (req, res) => {
     // Once stopping, every response closes its connection, so busy keep-alive clients drain instead of holding on.
     if (stopping) res.setHeader('connection', 'close');
-    if (overload.admit(req, res)) serve(req, res);
+    if (overload.admit(req, res)) handler(req, res);
   });
   const metricsServer = config.metricsPort === undefined ? undefined : createServer(observability.serveMetrics);
   let admin: AdminChannel | undefined;

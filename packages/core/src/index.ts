@@ -49,3 +49,5 @@ export {
 export type { DeprecatedUsage } from './usage/deprecated-usage.js';
 export type { Database } from './storage/database.js';
 export { migrateToLatest } from './storage/migrations.js';
+export { countedInto, type PetStoreMetrics } from './telemetry/metrics.js';
+export { STORE_TRACER_NAME } from './telemetry/tracing.js';
