@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PetStoreError, type PetStoreMetrics } from '@petstore/core';
-import { JSON_CONTENT_TYPE, type RequestContext } from '@petstore/http';
+import { JSON_CONTENT_TYPE } from '@petstore/http';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -100,11 +100,5 @@ export function createObservability(options: { logger: Logger }) {
       rateLimited: ({ plan, code }) => refused.inc({ plan, code }),
       deprecatedCall: ({ operationId, keyId }) => deprecatedCalls.inc({ operation: operationId, key_id: String(keyId) }),
     } satisfies PetStoreMetrics,
-    /** For the handlers: logs server faults with their cause; client errors are in the request line already. */
-    onError(error: PetStoreError, ctx: RequestContext) {
-      if (error.status < 500) return;
-      const { requestId: reqId, method, route } = ctx;
-      logger.error({ reqId, method, route, code: error.code, err: error.cause ?? error }, 'request failed');
-    },
   };
 }

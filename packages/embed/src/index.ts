@@ -5,3 +5,14 @@ export { createFetchHandler, type FetchHandler } from './create-fetch-handler.js
 export { createServicePipeline, type HandlerOptions, type HostRedirect } from './create-pipeline.js';
 export type { NodeHandler, CorsOrigins, FetchConnection } from '@petstore/http';
 export type { TrustProxy } from '@petstore/http';
+export {
+  closeGracefully,
+  createOutageLog,
+  createOverloadGuard,
+  PINO_VERSIONS_CHECKED,
+  type GracefulCloseOptions,
+  type OutageLog,
+  type OverloadGuard,
+  type PetStoreLogger,
+} from '@petstore/http';
+export type { PetStoreMetrics } from '@petstore/core';

@@ -6,6 +6,7 @@ import { createEdge, type Edge, type EdgeOptions, type RequestContext } from './
 import { splitTarget } from './request-target.js';
 import { errorResponse } from './respond.js';
 import type { StandardRequest, StandardResponse } from './standard.js';
+import type { OutageLog } from './telemetry/outage-log.js';
 import { requestLine, type PetStoreLogger } from './telemetry/request-line.js';
 import { createServerTracing, type RequestTrace } from './telemetry/server-span.js';
 
@@ -21,9 +22,16 @@ export interface SurfaceOptions extends EdgeOptions {
   /**
    * A pino logger (the host's own), or any object with pino's `info(fields, message)`: one line per request answered,
    * `{ reqId, method, route, status, durationMs, keyId }` with the message `request` (the route is the template;
-   * never a key, an `Authorization` header or a body). None by default.
+   * never a key, an `Authorization` header or a body), and an error line (`request failed`, with its cause) for each
+   * 5xx fault. None by default.
    */
   logger?: PetStoreLogger | undefined;
+  /**
+   * With `logger`: an outage of the database (or Redis) is logged by this outage log (a line when it goes down, one
+   * when it returns) instead of one fault line per refused request. The host makes it (`createOutageLog`, with the
+   * store's probe) and closes it with the store.
+   */
+  outageLog?: Pick<OutageLog, 'failed'> | undefined;
   /** Told of each request answered (method, route template, status, seconds); see {@link PetStoreMetrics}. */
   metrics?: PetStoreMetrics | undefined;
   /**
@@ -80,7 +88,7 @@ const isUnder = (path: string, prefix: string) =>
  * @example const pipeline = createPipeline({ store, codecs: [createRestCodec(…), createTrpcCodec(…)] })
  */
 export function createPipeline(options: PipelineOptions): Pipeline {
-  const { store, codecs, onError } = options;
+  const { store, codecs, onError, logger, outageLog } = options;
   const basePath = normalizeBasePath(options.basePath);
   const edge = options.edge ?? createEdge(options);
   const cors = createCors(options.cors ?? '*');
@@ -93,6 +101,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const failed = (error: unknown, ctx: RequestContext) => {
     const failure = toPetStoreError(error);
     if (failure.meta.keyId !== undefined) ctx.keyId = failure.meta.keyId;
+    // A fault gets a line with its cause; a client's mistake is in the request line already.
+    if (failure.status >= 500 && logger && !outageLog?.failed(failure)) {
+      const { requestId: reqId, method, route } = ctx;
+      logger.error({ reqId, method, route, code: failure.code, err: failure.cause ?? failure }, 'request failed');
+    }
     onError?.(failure, ctx);
     return failure;
   };
