@@ -164,7 +164,7 @@ export function defineScenarios(ctx) {
         request: listRequest,
         compareBodies: true,
         database: 'embedded',
-        note: "The host's logger is plain pino(pino.destination({ dest, sync: false, minLength: 4096 })): a checked pino version with default options, so the line takes the template path (requestLine). The row is the median over pairs (at least 6) of the difference in CPU time per request.",
+        note: "The host's logger is plain pino(pino.destination({ dest, sync: false, minLength: 12288 })): a checked pino version with default options, so the line takes the template path (requestLine). The row is the median over pairs (at least 6) of the difference in CPU time per request.",
         whyMissed: 'the line is formatted from one template and handed to sonic-boom, which writes it asynchronously; pairs differ by 1–2 µs from run to run on these machines.',
       },
     );
