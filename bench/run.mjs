@@ -303,6 +303,13 @@ try {
       await cp(embedded.small, embedded.copy, { recursive: true });
       await cp(embedded.small, embedded.loggingCopy, { recursive: true });
     }
+    // The host rows run three hosts of their own (no telemetry, the OpenTelemetry API, a pino logger): a copy each.
+    if (wanted('host-tracing-cost', 'host-log-cost')) {
+      for (const [name, suffix] of [['hostBare', 'host-bare'], ['hostApi', 'host-api'], ['hostPino', 'host-pino']]) {
+        embedded[name] = `${embedded.small}-${suffix}`;
+        await cp(embedded.small, embedded[name], { recursive: true });
+      }
+    }
     // The create rows' service and the bare PGlite baseline each get a copy: creates must not reach the folder the
     // list and big-data rows read (10,000 pets), and a data folder is one process's.
     if (wanted('rest-create-embedded', 'rest-create-embedded-pglite', 'mixed-embedded')) {

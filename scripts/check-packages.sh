@@ -12,6 +12,8 @@ trap 'rm -rf "$work"' EXIT
 status=0
 fail() { echo "check-packages: $*"; status=1; }
 version() { node -p "require('$root/node_modules/$1/package.json').version"; }
+# The OpenTelemetry SDK the telemetry snippet registers: the versions embed's tests pin.
+embed_dev() { node -p "require('$root/packages/embed/package.json').devDependencies['$1']"; }
 
 for name in "${packages[@]}"; do
   tarball=$(npm pack -w "packages/$name" --pack-destination "$work" --silent 2>/dev/null | tail -1)
@@ -46,7 +48,9 @@ node scripts/readme-snippets.mjs extract README.md "$consumer/src" || fail "the 
       "zod@$(version zod)" "kysely@$(version kysely)" "@trpc/server@$(version @trpc/server)" \
       "@trpc/client@$(version @trpc/client)" "typescript@$(version typescript)" "@types/node@$(version @types/node)" \
       "express@$(version express)" "@types/express@$(version @types/express)" "fastify@$(version fastify)" \
-      "hono@$(version hono)" "@hono/node-server@$(version @hono/node-server)" \
+      "hono@$(version hono)" "@hono/node-server@$(version @hono/node-server)" "pino@$(version pino)" \
+      "@opentelemetry/api@$(version @opentelemetry/api)" "@opentelemetry/sdk-trace-base@$(embed_dev @opentelemetry/sdk-trace-base)" \
+      "@opentelemetry/core@$(embed_dev @opentelemetry/core)" "@opentelemetry/context-async-hooks@$(embed_dev @opentelemetry/context-async-hooks)" \
       "pg@$(version pg)" "@types/pg@$(version @types/pg)"
 ) || fail "the tarballs did not install into a scratch project"
 if (cd "$consumer" && npx --no-install tsc -p tsconfig.json); then

@@ -61,6 +61,7 @@ async function run(project) {
     ['mount-express', '/petstore/v1', '/petstore/about'],
     ['mount-fastify', '/petstore/v1'],
     ['mount-hono', '/petstore/v1', '/hello'],
+    ['mount-telemetry', '/v1'],
   ]) {
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;

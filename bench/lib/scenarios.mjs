@@ -2,12 +2,23 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cursorAfter } from './cursor.mjs';
-import { API_KEY, startBareInsert, startBareList, startBarePgliteInsert, startJsonEcho, startService, startTrpcMemory } from './servers.mjs';
+import {
+  API_KEY,
+  startBareInsert,
+  startBareList,
+  startBarePgliteInsert,
+  startEmbedHost,
+  startJsonEcho,
+  startService,
+  startTrpcMemory,
+} from './servers.mjs';
 
 /** Every scenario's id, in the order they run. */
 export const SCENARIO_IDS = Object.freeze([
   'rest-list-embedded',
   'log-cost',
+  'host-tracing-cost',
+  'host-log-cost',
   'rest-list-pg-memory',
   'rest-list-pg-postgres',
   'rest-list-redis',
@@ -120,6 +131,44 @@ export function defineScenarios(ctx) {
       whyMissed: 'the line is formatted from one template (about 1 µs alone) and written in 16 KiB pieces; the rest is the same work done at a busier moment, and pairs differ by 1–2 µs from run to run on these machines.',
     },
   ];
+  {
+    // A host of its own embedding the packages, three ways, each on its copy of the same data.
+    const host = (key, dataDir, options) => ({ key, start: () => startEmbedHost({ name: key, logDir, dataDir, ...options }) });
+    const withoutTelemetry = host('embed-host-no-telemetry', embedded.hostBare, { telemetry: 'off' });
+    const withApi = host('embed-host-otel-api', embedded.hostApi, {});
+    const withPino = host('embed-host-pino', embedded.hostPino, { logger: 'pino' });
+    scenarios.push(
+      {
+        id: 'host-tracing-cost',
+        title: "Tracing with no OpenTelemetry SDK registered, in a host's node:http server (REST list, embedded DB): req/s against the same handler with tracerProvider: false",
+        chartLabel: 'host · OpenTelemetry API, no SDK ÷ no telemetry code',
+        kind: 'throughput',
+        target: { op: '>=', value: 0.95 },
+        a: { label: 'host, tracerProvider: false', spec: withoutTelemetry },
+        b: { label: 'host, OpenTelemetry API, no SDK', spec: withApi },
+        request: listRequest,
+        compareBodies: true,
+        database: 'embedded',
+        note: 'Both sides are the same host script (bench/baselines/embed-host.mjs) on copies of the same data, without a logger; A passes tracerProvider: false to openPetStore and the handler, so no tracing code runs. The CPU columns show the cost per request.',
+        whyMissed: 'with no SDK each request still asks the API for a span (a non-recording one, no context made) in the handler and the store; pairs on these machines differ by a few percent from run to run.',
+      },
+      {
+        id: 'host-log-cost',
+        title: "Cost of the request log line with a host's own pino logger (REST list, embedded DB): CPU per request, logger minus none",
+        chartLabel: "host's pino logger · µs of CPU per request (lower is better)",
+        kind: 'cost',
+        target: { op: '<=', value: 5, unit: ' µs' },
+        minPairs: 6,
+        a: { label: 'host, no logger', spec: withApi },
+        b: { label: 'host, its own pino logger (pino.destination to a file)', spec: withPino },
+        request: listRequest,
+        compareBodies: true,
+        database: 'embedded',
+        note: "The host's logger is plain pino(pino.destination({ dest, sync: false, minLength: 12288 })): a checked pino version with default options, so the line takes the template path (requestLine). The row is the median over pairs (at least 6) of the difference in CPU time per request.",
+        whyMissed: 'the line is formatted from one template and handed to sonic-boom, which writes it asynchronously; pairs differ by 1–2 µs from run to run on these machines.',
+      },
+    );
+  }
   const onPostgres = [];
   {
     const b = pgMemory('rest-list-pg-memory');

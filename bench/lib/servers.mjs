@@ -74,3 +74,17 @@ export const startBarePgliteInsert = ({ name, logDir, dataDir }) =>
 
 /** The plain tRPC standalone server answering `pets.list` with the animals in `dataFile`. */
 export const startTrpcMemory = ({ name, logDir, dataFile }) => startBaseline(name, 'trpc-memory.mjs', logDir, { DATA_FILE: dataFile });
+
+/**
+ * A host embedding the packages (`createHttpHandler` on its own node:http server) on its copy of the embedded data:
+ * `telemetry: 'off'` passes `tracerProvider: false` (no telemetry code at all), else OpenTelemetry's API with no SDK;
+ * `logger: 'pino'` gives it the host's own pino logger, writing to a file in `logDir`.
+ */
+export const startEmbedHost = ({ name, logDir, dataDir, telemetry = 'api', logger = 'none' }) =>
+  startBaseline(name, 'embed-host.mjs', logDir, {
+    DATA_DIR: dataDir,
+    API_KEY,
+    TELEMETRY: telemetry,
+    LOGGER: logger,
+    LOG_FILE: join(logDir, `${name}-requests.log`),
+  });

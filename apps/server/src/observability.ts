@@ -1,11 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { operations, PetStoreError, type CountedRequest } from '@petstore/core';
-import { JSON_CONTENT_TYPE, type NodeHandler, type RequestContext } from '@petstore/http';
+import { PetStoreError, type PetStoreMetrics } from '@petstore/core';
+import { JSON_CONTENT_TYPE } from '@petstore/http';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { requestLine } from './request-line.js';
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** Writes a JSON body; the metrics listener's own answers. */
 function sendJson(res: ServerResponse, status: number, payload: string, headers: Record<string, string> = {}) {
@@ -22,14 +19,13 @@ interface PoolCounts {
 
 
 /**
- * Request logs (one JSON line per request: id, method, route, status, duration, key id; never a key, an
- * `Authorization` header or a body) and Prometheus metrics, served by `serveMetrics` on a listener of their own.
- * Labels come from the matched route template, never from the raw path.
- * @example const observe = createObservability({ logger }); createServer(observe.wrap(handler))
+ * Prometheus metrics, served by `serveMetrics` on a listener of their own: `metrics` is the packages' metrics
+ * interface on this registry, for the store (429s, deprecated calls) and the handler (requests, durations). Labels
+ * come from the matched route template, never from the raw path. The request log line is the handler's (`logger`).
+ * @example const observe = createObservability({ logger }); createHttpHandler(store, { logger, metrics: observe.metrics })
  */
 export function createObservability(options: { logger: Logger }) {
   const { logger } = options;
-  const logRequest = requestLine(logger);
   const registry = new Registry();
   const requests = new Counter({
     name: 'petstore_http_requests_total',
@@ -95,41 +91,14 @@ export function createObservability(options: { logger: Logger }) {
         },
       });
     },
-    /** For the pet store: counts 429s by plan, and calls of deprecated operations by key. */
-    onRequestCounted({ key, operationId, refusal }: CountedRequest) {
-      if (refusal) refused.inc({ plan: key?.plan ?? 'none', code: refusal.code });
-      else if (key && operationId && operations[operationId].deprecation) {
-        deprecatedCalls.inc({ operation: operationId, key_id: String(key.id) });
-      }
-    },
-    /** For the handlers: logs server faults with their cause; client errors are in the request line already. */
-    onError(error: PetStoreError, ctx: RequestContext) {
-      if (error.status < 500) return;
-      const { requestId: reqId, method, route } = ctx;
-      logger.error({ reqId, method, route, code: error.code, err: error.cause ?? error }, 'request failed');
-    },
-    /** Wraps the service's handler: logs and counts each request when its response is done. */
-    wrap(handler: NodeHandler): Handler {
-      return (req, res) => {
-        const started = process.hrtime.bigint();
-        res.once('finish', () => {
-          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-          const ctx = handler.contextOf(req);
-          const route = ctx?.route ?? 'unmatched';
-          const method = req.method ?? 'GET';
-          requests.inc({ method, route, status: res.statusCode });
-          latency.observe({ method, route }, seconds);
-          logRequest({
-            reqId: ctx?.requestId,
-            method,
-            route,
-            status: res.statusCode,
-            durationMs: Math.round(seconds * 1e5) / 100,
-            keyId: ctx?.keyId,
-          });
-        });
-        handler(req, res);
-      };
-    },
+    /** The packages' metrics interface on this registry. */
+    metrics: {
+      requestServed({ method, route, status, seconds }) {
+        requests.inc({ method, route, status });
+        latency.observe({ method, route }, seconds);
+      },
+      rateLimited: ({ plan, code }) => refused.inc({ plan, code }),
+      deprecatedCall: ({ operationId, keyId }) => deprecatedCalls.inc({ operation: operationId, key_id: String(keyId) }),
+    } satisfies PetStoreMetrics,
   };
 }

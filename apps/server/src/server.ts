@@ -1,7 +1,15 @@
 import { createServer, type Server, type ServerOptions } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createDomainStore, type Clock, type DomainStore } from '@petstore/core';
-import { createDnsCheck, createHttpHandler, openPetStore, type OpenPetStore } from '@petstore/embed';
+import {
+  closeGracefully,
+  createDnsCheck,
+  createHttpHandler,
+  createOutageLog,
+  createOverloadGuard,
+  openPetStore,
+  type OpenPetStore,
+} from '@petstore/embed';
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openAdminChannel, type AdminChannel } from './admin-channel.js';
@@ -9,8 +17,6 @@ import { createCertificateAsk } from './certificate-ask.js';
 import { acquireDataDirLock } from './data-dir-lock.js';
 import { startDomainRegistry, type DomainRegistry } from './domain-registry.js';
 import { createObservability } from './observability.js';
-import { createOutageLog } from './outage-log.js';
-import { createOverloadGuard } from './overload.js';
 
 /**
  * Socket time and size limits. A client must send its headers within 10 s and its whole request (at most 64 KiB
@@ -25,9 +31,6 @@ export const SOCKET_LIMITS = Object.freeze({
   keepAliveTimeout: 5_000,
   maxHeaderSize: 16 * 1024,
 } satisfies ServerOptions);
-
-/** After the drain period, requests still running get this long before their sockets are closed. */
-const FORCE_CLOSE_MS = 10_000;
 
 /** A running service. */
 export interface RunningServer {
@@ -70,7 +73,7 @@ export async function startServer(
       redisUrl: config.redisUrl,
       redisKeyPrefix: config.redisKeyPrefix,
       quota: config.quota,
-      onRequestCounted: observability.onRequestCounted,
+      metrics: observability.metrics,
       ...(options.clock ? { clock: options.clock } : {}),
     });
   } catch (error) {
@@ -86,7 +89,8 @@ export async function startServer(
   const domains = createDomainStore(service.database.db, { check, ...(options.clock ? { clock: options.clock } : {}) });
   const domainRegistry = await startDomainRegistry({ domains, recheck: check !== undefined, logger });
   // An outage is two log lines (down, back with the count refused), not one line with a stack per 503.
-  const outage = createOutageLog({ logger, probe: (dependency) => service.probe(dependency) });
+  const outageLog = createOutageLog({ logger, probe: (dependency) => service.probe(dependency) });
+  const overload = createOverloadGuard({ maxConcurrent: config.maxConcurrentRequests, shedLagMs: config.shedLagMs, logger });
   const handler = createHttpHandler(service.store, {
     publicUrl: config.publicUrl,
     stagingUrl: config.stagingUrl,
@@ -96,18 +100,13 @@ export async function startServer(
     cors: config.corsOrigins,
     // The service's own server writes each turn's responses together (measured: fewer client wake-ups under load).
     writeAtTurnEnd: true,
-    onError: (error, ctx) => {
-      if (!outage.failed(error)) observability.onError(error, ctx);
-    },
+    // Request lines, fault lines (an outage as two lines), metrics and load shedding: the package's, turned on.
+    logger,
+    metrics: observability.metrics,
+    outageLog,
+    overload,
   });
-  const serve = observability.wrap(handler);
-  const overload = createOverloadGuard({ maxConcurrent: config.maxConcurrentRequests, shedLagMs: config.shedLagMs, logger });
-  let stopping = false;
-  const server = createServer(SOCKET_LIMITS, (req, res) => {
-    // Once stopping, every response closes its connection, so busy keep-alive clients drain instead of holding on.
-    if (stopping) res.setHeader('connection', 'close');
-    if (overload.admit(req, res)) serve(req, res);
-  });
+  const server = createServer(SOCKET_LIMITS, handler);
   // The internal listener: metrics, and the TLS server's certificate ask for custom domains.
   const ask = createCertificateAsk(domains);
   const metricsServer =
@@ -138,18 +137,9 @@ export async function startServer(
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      stopping = true;
-      // http.Server#close would also reset idle keep-alive sockets at once, and with them any request a client has
-      // just sent on one. So: stop listening only; for the drain period every response closes its connection;
-      // then idle sockets are closed, and busy ones get FORCE_CLOSE_MS more.
-      const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
-      const drained = setTimeout(() => server.closeIdleConnections(), config.drainMs).unref();
-      const force = setTimeout(() => server.closeAllConnections(), config.drainMs + FORCE_CLOSE_MS).unref();
-      await closed;
-      clearTimeout(drained);
-      clearTimeout(force);
+      await closeGracefully(server, { drainMs: config.drainMs });
       overload.close();
-      outage.close();
+      outageLog.close();
       domainRegistry.close();
       await admin?.close();
       if (metricsServer) {

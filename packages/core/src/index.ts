@@ -67,3 +67,5 @@ export {
   type DomainState,
   type DomainHostsSnapshot,
 } from './domains/domain-store.js';
+export { countedInto, type PetStoreMetrics } from './telemetry/metrics.js';
+export { STORE_TRACER_NAME } from './telemetry/tracing.js';

@@ -1,5 +1,5 @@
 import type { PetStore } from '@petstore/core';
-import { toNodeHandler, type NodeHandler } from '@petstore/http';
+import { toNodeHandler, type NodeAdapterOptions, type NodeHandler } from '@petstore/http';
 import { createServicePipeline, type HandlerOptions } from './create-pipeline.js';
 
 /** Options of the `node:http` handler. */
@@ -9,6 +9,11 @@ export interface HttpHandlerOptions extends HandlerOptions {
    * own server turns it on). Default off: each response is written when it is ready.
    */
   writeAtTurnEnd?: boolean | undefined;
+  /**
+   * Load shedding (`createOverloadGuard({ maxConcurrent, shedLagMs, logger, basePath })`): past its limits a request
+   * gets 503 `unavailable` with `Retry-After: 1` at once; health checks never. Close it with the server.
+   */
+  overload?: NodeAdapterOptions['overload'];
 }
 
 /**
@@ -17,5 +22,5 @@ export interface HttpHandlerOptions extends HandlerOptions {
  * @example http.createServer(createHttpHandler(store, { publicUrl: 'https://api.example.com/v1' })).listen(3000)
  */
 export function createHttpHandler(store: PetStore, options: HttpHandlerOptions = {}): NodeHandler {
-  return toNodeHandler(createServicePipeline(store, options), { writeAtTurnEnd: options.writeAtTurnEnd });
+  return toNodeHandler(createServicePipeline(store, options), { writeAtTurnEnd: options.writeAtTurnEnd, overload: options.overload });
 }

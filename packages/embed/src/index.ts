@@ -8,3 +8,14 @@ export { createServicePipeline, type HandlerOptions, type HostRedirect } from '.
 export type { NodeHandler, CorsOrigins, FetchConnection } from '@petstore/http';
 export type { TrustProxy } from '@petstore/http';
 export { createDnsCheck, type DnsCheckOptions } from '@petstore/drivers';
+export {
+  closeGracefully,
+  createOutageLog,
+  createOverloadGuard,
+  PINO_VERSIONS_CHECKED,
+  type GracefulCloseOptions,
+  type OutageLog,
+  type OverloadGuard,
+  type PetStoreLogger,
+} from '@petstore/http';
+export type { PetStoreMetrics } from '@petstore/core';

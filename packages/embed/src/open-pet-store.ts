@@ -69,6 +69,10 @@ export interface OpenPetStoreOptions extends DatabaseOptions {
   quota?: QuotaOptions;
   /** Told of every counted request (for logs and metrics). */
   onRequestCounted?: PetStoreOptions['onRequestCounted'];
+  /** Told of 429s and deprecated calls (give the handler the same object for requests and durations). */
+  metrics?: PetStoreOptions['metrics'];
+  /** OpenTelemetry tracer provider of the store's spans: the global one by default; `false` for none. */
+  tracerProvider?: PetStoreOptions['tracerProvider'];
 }
 
 /** An open pet store with its database (and its Redis client, with the `redis` store). */
@@ -124,6 +128,8 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       clock,
       ...(quota ? { quota } : {}),
       ...(options.onRequestCounted ? { onRequestCounted: options.onRequestCounted } : {}),
+      metrics: options.metrics,
+      tracerProvider: options.tracerProvider,
     });
     for (const { key, plan, limits } of options.apiKeys ?? []) {
       await store.apiKeys.ensure(key, { plan, ...(limits ? { limits } : {}) });

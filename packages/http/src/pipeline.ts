@@ -1,10 +1,14 @@
-import { PetStoreError, toPetStoreError, type PetStore } from '@petstore/core';
+import type { TracerProvider } from '@opentelemetry/api';
+import { PetStoreError, toPetStoreError, type PetStore, type PetStoreMetrics } from '@petstore/core';
 import type { CallResult, Codec, CodecMatch } from './codec.js';
 import { createCors, type CorsOrigins } from './cors.js';
 import { createEdge, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
 import { splitTarget } from './request-target.js';
 import { errorResponse } from './respond.js';
 import type { StandardRequest, StandardResponse } from './standard.js';
+import type { OutageLog } from './telemetry/outage-log.js';
+import { requestLine, type PetStoreLogger } from './telemetry/request-line.js';
+import { createServerTracing, type RequestTrace } from './telemetry/server-span.js';
 
 /** A resource served at a fixed path beside the codecs (`/healthz`), for GET and HEAD, with no key. */
 export type Resource = (ctx: RequestContext) => Promise<StandardResponse> | StandardResponse;
@@ -15,6 +19,27 @@ export interface SurfaceOptions extends EdgeOptions {
   cors?: CorsOrigins | undefined;
   /** Told of every error answered, with its cause and the request's context (for logging 500s). */
   onError?: ((error: PetStoreError, ctx: RequestContext) => void) | undefined;
+  /**
+   * A pino logger (the host's own), or any object with pino's `info(fields, message)`: one line per request answered,
+   * `{ reqId, method, route, status, durationMs, keyId }` with the message `request` (the route is the template;
+   * never a key, an `Authorization` header or a body), and an error line (`request failed`, with its cause) for each
+   * 5xx fault. None by default.
+   */
+  logger?: PetStoreLogger | undefined;
+  /**
+   * With `logger`: an outage of the database (or Redis) is logged by this outage log (a line when it goes down, one
+   * when it returns) instead of one fault line per refused request. The host makes it (`createOutageLog`, with the
+   * store's probe) and closes it with the store.
+   */
+  outageLog?: Pick<OutageLog, 'failed'> | undefined;
+  /** Told of each request answered (method, route template, status, seconds); see {@link PetStoreMetrics}. */
+  metrics?: PetStoreMetrics | undefined;
+  /**
+   * OpenTelemetry: one server span per request answered (HTTP semantic conventions, `traceparent` honoured through the
+   * global propagator), parent of the store's spans. Default: the global tracer provider of `@opentelemetry/api`, a
+   * no-op until a host registers an SDK. `false`: no tracing code runs at all.
+   */
+  tracerProvider?: TracerProvider | false | undefined;
 }
 
 /** What {@link createPipeline} is built from. */
@@ -63,23 +88,41 @@ const isUnder = (path: string, prefix: string) =>
  * @example const pipeline = createPipeline({ store, codecs: [createRestCodec(…), createTrpcCodec(…)] })
  */
 export function createPipeline(options: PipelineOptions): Pipeline {
-  const { store, codecs, onError } = options;
+  const { store, codecs, onError, logger, outageLog } = options;
   const basePath = normalizeBasePath(options.basePath);
   const edge = options.edge ?? createEdge(options);
   const cors = createCors(options.cors ?? '*');
   const resources = new Map(Object.entries(options.resources ?? {}));
+  const tracing = options.tracerProvider === false ? undefined : createServerTracing(options.tracerProvider || undefined);
+  const logRequest = options.logger ? requestLine(options.logger) : undefined;
+  const requestServed = options.metrics?.requestServed?.bind(options.metrics);
+  const observed = tracing !== undefined || logRequest !== undefined || requestServed !== undefined;
 
   const failed = (error: unknown, ctx: RequestContext) => {
     const failure = toPetStoreError(error);
     if (failure.meta.keyId !== undefined) ctx.keyId = failure.meta.keyId;
+    // A fault gets a line with its cause; a client's mistake is in the request line already.
+    if (failure.status >= 500 && logger && !outageLog?.failed(failure)) {
+      const { requestId: reqId, method, route } = ctx;
+      logger.error({ reqId, method, route, code: failure.code, err: failure.cause ?? failure }, 'request failed');
+    }
     onError?.(failure, ctx);
     return failure;
   };
 
-  async function call(codec: Codec, match: Extract<CodecMatch<unknown>, { kind: 'calls' }>, ctx: RequestContext) {
+  async function call(
+    request: StandardRequest,
+    codec: Codec,
+    match: Extract<CodecMatch<unknown>, { kind: 'calls' }>,
+    ctx: RequestContext,
+    t: RequestTrace | undefined,
+  ) {
     const run = (one: (typeof match.calls)[number]): Promise<CallResult> => {
       if ('failure' in one) return Promise.resolve({ ok: false, error: failed(one.failure, ctx) });
-      return store.call(one.operationId, one.readInput, ctx).then(
+      const called = t
+        ? tracing!.within(t, request, ctx, one.operationId, () => store.call(one.operationId, one.readInput, ctx))
+        : store.call(one.operationId, one.readInput, ctx);
+      return called.then(
         (outcome) => {
           if (outcome.meta.keyId !== undefined) ctx.keyId = outcome.meta.keyId;
           return { ok: true, outcome };
@@ -103,7 +146,14 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return response;
   }
 
-  async function serve(request: StandardRequest, ctx: RequestContext, path: string, query: string, fallThrough: boolean) {
+  async function serve(
+    request: StandardRequest,
+    ctx: RequestContext,
+    path: string,
+    query: string,
+    fallThrough: boolean,
+    t: RequestTrace | undefined,
+  ) {
     const resource = resources.get(path);
     if (resource) {
       ctx.route = `${basePath}${path}`;
@@ -123,7 +173,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     switch (match.kind) {
       case 'calls':
         ctx.route = match.route;
-        return call(codec, match, ctx);
+        return call(request, codec, match, ctx, t);
       case 'resource': {
         ctx.route = match.route;
         const headers: Record<string, string> = { 'x-request-id': ctx.requestId };
@@ -138,25 +188,39 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
   }
 
+  /** The log line, the metrics and the end of the span of a request the pipeline answered. */
+  function finish(request: StandardRequest, ctx: RequestContext, result: StandardResponse | 'answered', started: number, t: RequestTrace | undefined) {
+    const status = result !== 'answered' ? result.status : request.raw && 'node' in request.raw ? request.raw.node.res.statusCode : 200;
+    if (t) tracing!.end(t, request, ctx, status);
+    const ms = performance.now() - started;
+    requestServed?.({ method: ctx.method, route: ctx.route, status, seconds: ms / 1000 });
+    logRequest?.({ reqId: ctx.requestId, method: ctx.method, route: ctx.route, status, durationMs: Math.round(ms * 100) / 100, keyId: ctx.keyId });
+  }
+
   async function handle(request: StandardRequest, { fallThrough = false } = {}): Promise<PipelineResult> {
+    const started = observed ? performance.now() : 0;
     const { path, query } = splitTarget(request.url);
     const inside = isUnder(path, basePath);
     if (!inside && fallThrough) return undefined;
     const ctx = edge.context(request);
     request.context = ctx;
+    const t = tracing?.begin(request, started);
     let response: PipelineResult;
     try {
       response =
         edge.redirect(request, ctx) ??
         (inside
-          ? await serve(request, ctx, path.slice(basePath.length), query, fallThrough)
+          ? await serve(request, ctx, path.slice(basePath.length), query, fallThrough, t)
           : errorResponse(failed(new PetStoreError('not_found'), ctx)));
     } catch (error) {
       response = errorResponse(failed(error, ctx));
     }
-    if (response === undefined || response === 'answered') return response;
-    response.headers['x-request-id'] = ctx.requestId;
-    cors.decorate(request, response.headers);
+    if (response === undefined) return response;
+    if (response !== 'answered') {
+      response.headers['x-request-id'] = ctx.requestId;
+      cors.decorate(request, response.headers);
+    }
+    if (observed) finish(request, ctx, response, started, t);
     return response;
   }
 

@@ -1,3 +1,4 @@
+import { SpanKind, type Span, type TracerProvider } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import { createApiKeyStore, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store.js';
 import { createAuthenticator, invalidApiKey } from '../auth/authenticator.js';
@@ -14,6 +15,8 @@ import type { Database } from '../storage/database.js';
 import { withBatchedInserts } from '../storage/batched-inserts.js';
 import { schemaName, storeDatabase } from '../storage/schema.js';
 import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
+import { countedInto, type PetStoreMetrics } from '../telemetry/metrics.js';
+import { inSpan, recordFailure, storeTracer, tracedRepository } from '../telemetry/tracing.js';
 import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
 import { createPageCache } from './page-cache.js';
 import { unlimitedQuota, type Quota } from './quota.js';
@@ -119,6 +122,14 @@ export interface PetStoreOptions {
    * the cache off.
    */
   listCacheMs?: number;
+  /** Told of 429s (by plan and code) and of deprecated calls (by operation and key); see {@link PetStoreMetrics}. */
+  metrics?: PetStoreMetrics | undefined;
+  /**
+   * OpenTelemetry: each call is a span (its operation id, key or principal id, error code), with a client span for
+   * each query of the pets table. Default: the global tracer provider of `@opentelemetry/api`, a no-op until a host
+   * registers an SDK. `false`: no tracing code runs at all.
+   */
+  tracerProvider?: TracerProvider | false | undefined;
 }
 
 /**
@@ -126,12 +137,19 @@ export interface PetStoreOptions {
  * @example const store = createPetStore({ db, clock: systemClock }); await store.listPets({ limit: 5 }, { apiKey })
  */
 export function createPetStore(options: PetStoreOptions): PetStore {
-  const { clock = systemClock, quota = unlimitedQuota, onRequestCounted, listCacheMs = 1000 } = options;
+  const { clock = systemClock, quota = unlimitedQuota, listCacheMs = 1000, metrics } = options;
   const schema = schemaName(options.schema);
   const db = storeDatabase(options.db, schema);
+  const counted = metrics ? countedInto(metrics) : undefined;
+  const onRequestCounted =
+    counted && options.onRequestCounted
+      ? (request: CountedRequest) => (counted(request), options.onRequestCounted!(request))
+      : (counted ?? options.onRequestCounted);
   const isUnavailable = options.isUnavailable ?? isDatabaseUnavailable;
   const pages = createPageCache(clock, listCacheMs);
-  const pets: PetRepository = withBatchedInserts(createPetRepository(db, schema), db, schema);
+  const tracer = options.tracerProvider === false ? undefined : storeTracer(options.tracerProvider || undefined);
+  const traced = (repository: PetRepository) => (tracer ? tracedRepository(repository, tracer) : repository);
+  const pets: PetRepository = traced(withBatchedInserts(createPetRepository(db, schema), db, schema));
   const apiKeys = createApiKeyStore(options.db, { clock, schema });
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
   const idempotency = createIdempotencyStore({ db, clock });
@@ -211,7 +229,31 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     }
   }
 
-  async function call(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<any>> {
+  /** A call as a span of its own (a child of the host's or the HTTP request's span, when one is active). */
+  function call(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<any>> {
+    if (!tracer) return run(operationId, readInput, context);
+    const attributes = { 'petstore.operation.id': operationId };
+    return inSpan(
+      tracer,
+      operationId,
+      { kind: SpanKind.INTERNAL, attributes },
+      (span) => {
+        const outcome = run(operationId, readInput, context);
+        return span.isRecording() ? outcome.then((done) => (identify(span, done.meta), done)) : outcome;
+      },
+      (span, error) => {
+        if (error instanceof PetStoreError) identify(span, error.meta);
+        recordFailure(span, error);
+      },
+    );
+  }
+
+  function identify(span: Span, meta: ResponseMeta) {
+    if (meta.keyId !== undefined) span.setAttribute('petstore.key.id', meta.keyId);
+    if (meta.principalId !== undefined) span.setAttribute('petstore.principal.id', meta.principalId);
+  }
+
+  async function run(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<any>> {
     const meta: ResponseMeta = {};
     try {
       const { principal } = context;
@@ -245,7 +287,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       }
       const result = await idempotency.run(
         { apiKeyId: key!.id, key: idempotencyKey, operationId, input, status: op.successStatus },
-        (trx) => handle(createPetRepository(trx, schema)),
+        (trx) => handle(traced(createPetRepository(trx, schema))),
       );
       if (result.replayed) meta.replayed = true;
       else pages.invalidate();

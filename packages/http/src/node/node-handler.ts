@@ -5,6 +5,7 @@ import { BODY_LIMIT } from '../read-json-body.js';
 import type { RequestContext } from '../request-context.js';
 import type { StandardRequest, StandardResponse } from '../standard.js';
 import { fromNodeRequest } from './node-request.js';
+import type { OverloadGuard } from './overload.js';
 import { createTurnEndWriter } from './turn-end-writer.js';
 
 /** How the node adapter writes responses. */
@@ -15,6 +16,8 @@ export interface NodeAdapterOptions {
    * written when the handler is done with it.
    */
   writeAtTurnEnd?: boolean | undefined;
+  /** Load shedding in front of the pipeline (`createOverloadGuard`): a request it refuses gets 503 at once. */
+  overload?: Pick<OverloadGuard, 'admit'> | undefined;
 }
 
 /** A `node:http` request handler; `next`, when given (Express), receives the requests the handler does not own. */
@@ -79,7 +82,9 @@ export function toNodeHandler(pipeline: Pipeline, options: NodeAdapterOptions = 
     write(res, response.status, headers, body);
   }
 
+  const { overload } = options;
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
+    if (overload && !overload.admit(req, res)) return;
     const request = fromNodeRequest(req, res);
     (req as WithRequest)[STANDARD] = request;
     pipeline.handle(request, { fallThrough: next !== undefined }).then(

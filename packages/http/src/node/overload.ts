@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PetStoreError } from '@petstore/core';
-import { JSON_CONTENT_TYPE } from '@petstore/http';
-import type { Logger } from 'pino';
+import { JSON_CONTENT_TYPE } from '../respond.js';
+import type { PetStoreLogger } from '../telemetry/request-line.js';
 
 /** What {@link createOverloadGuard} is built from. */
 export interface OverloadOptions {
@@ -15,21 +15,26 @@ export interface OverloadOptions {
    * Told when shedding starts (one warn line) and when a second passes without shedding (one line with the count
    * refused), since refused requests skip the request log.
    */
-  logger?: Pick<Logger, 'warn'>;
+  logger?: Pick<PetStoreLogger, 'warn'> | undefined;
+  /** The base path the handler is mounted under, so its health checks are never shed. Default ''. */
+  basePath?: string | undefined;
 }
 
 const SHED_BODY = JSON.stringify(new PetStoreError('unavailable').toBody());
 
-const isHealthCheck = (url = '') => /^\/(healthz|livez)(\?|$)/.test(url);
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Load shedding in front of the handler: past `maxConcurrent` requests in flight, or while the event loop lags more
  * than `shedLagMs`, a request gets an immediate 503 `unavailable` with `Retry-After: 1`, so the requests admitted
  * keep their latency. Health checks are never shed.
- * @example const guard = createOverloadGuard({ maxConcurrent: 64, shedLagMs: 0 }); if (guard.admit(req, res)) serve(req, res)
+ * Give it to `createHttpHandler` (`overload`) and close it when the server closes.
+ * @example const overload = createOverloadGuard({ maxConcurrent: 64, shedLagMs: 0 }); createHttpHandler(store, { overload })
  */
 export function createOverloadGuard(options: OverloadOptions) {
   const { maxConcurrent, shedLagMs, sampleEveryMs = 50, logger } = options;
+  const healthCheck = new RegExp(`^${escaped(options.basePath?.replace(/\/+$/, '') ?? '')}/(healthz|livez)(\\?|$)`);
+  const isHealthCheck = (url = '') => healthCheck.test(url);
   let inFlight = 0;
   let shed = 0;
   let episode: { since: number; shedBefore: number; seen: number; timer: NodeJS.Timeout } | undefined;
@@ -104,3 +109,6 @@ export function createOverloadGuard(options: OverloadOptions) {
     },
   };
 }
+
+/** An overload guard as {@link createOverloadGuard} makes it. */
+export type OverloadGuard = ReturnType<typeof createOverloadGuard>;

@@ -1,9 +1,9 @@
 import { unavailableDependency, type PetStoreError } from '@petstore/core';
-import type { Logger } from 'pino';
+import type { PetStoreLogger } from './request-line.js';
 
 /** What {@link createOutageLog} is built from. */
 export interface OutageLogOptions {
-  logger: Pick<Logger, 'error' | 'warn'>;
+  logger: Pick<PetStoreLogger, 'error' | 'warn'>;
   /**
    * Answers whether a dependency (`database`, or `redis` with the Redis limiter) answers now; asked only during its
    * outage.
@@ -28,7 +28,8 @@ function summary(error: unknown): { code?: string; message: string } {
  * Turns an outage of the database (or of Redis, with its limiter) into two log lines instead of one per refused
  * request: one (error) when the first request is refused with 503 `unavailable`, one (warn) when it answers again,
  * with the number of requests refused in between and how long it lasted. Neither line carries a stack.
- * @example const outage = createOutageLog({ logger, probe: (dependency) => service.probe(dependency) }); if (!outage.failed(error)) logFault(error)
+ * Give it to a handler (`outageLog`) and close it when the store closes.
+ * @example const outageLog = createOutageLog({ logger, probe: (dependency) => service.probe(dependency) }); createHttpHandler(store, { logger, outageLog })
  */
 export function createOutageLog(options: OutageLogOptions) {
   const { logger, probe, probeEveryMs = 500, now = Date.now } = options;

@@ -1,0 +1,28 @@
+import type { CountedRequest } from '../service/pet-store.js';
+import { operations } from '../operations/operations.js';
+
+/**
+ * Where the handlers and the store report what a dashboard counts. Every method is optional; the server's Prometheus
+ * registry implements them all, and a host can implement them with its own metrics library. Labels are bounded:
+ * route templates, never raw paths.
+ * @example const metrics: PetStoreMetrics = { requestServed: ({ route, status }) => counter.add(1, { route, status }) }
+ */
+export interface PetStoreMetrics {
+  /** An HTTP request answered: method, route template (`unmatched` when none), status, seconds to its response. */
+  requestServed?(request: { method: string; route: string; status: number; seconds: number }): void;
+  /** A request refused with 429: the plan counted against (`none` without a valid key) and the code. */
+  rateLimited?(refusal: { plan: string; code: string }): void;
+  /** A call of a deprecated operation by an API key. */
+  deprecatedCall?(call: { operationId: string; keyId: number }): void;
+}
+
+/**
+ * The store's counted requests as metrics: 429s by plan and code, deprecated calls by operation and key.
+ * @example createPetStore({ db, onRequestCounted: countedInto(metrics) })
+ */
+export function countedInto(metrics: PetStoreMetrics): (request: CountedRequest) => void {
+  return ({ key, principal, operationId, refusal }) => {
+    if (refusal) metrics.rateLimited?.({ plan: key?.plan ?? principal?.plan ?? 'none', code: refusal.code });
+    else if (key && operationId && operations[operationId].deprecation) metrics.deprecatedCall?.({ operationId, keyId: key.id });
+  };
+}

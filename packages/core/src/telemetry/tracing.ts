@@ -1,0 +1,88 @@
+import {
+  context,
+  isSpanContextValid,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Span,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import { PetStoreError } from '../errors/pet-store-error.js';
+import type { PetRepository } from '../storage/pet-repository.js';
+
+/** The name of the store's tracer, for a host's sampler or span processor. */
+export const STORE_TRACER_NAME = '@petstore/core';
+
+/**
+ * The store's tracer: from `provider`, or from the global provider of `@opentelemetry/api`, which is a no-op until a
+ * host registers an SDK (and is looked up at each span, so an SDK registered later still gets them).
+ */
+export const storeTracer = (provider?: TracerProvider): Tracer => (provider ?? trace.getTracerProvider()).getTracer(STORE_TRACER_NAME);
+
+/** Marks a failure on a span: an error status (with `error.type`) for faults, the code alone for a client's mistake. */
+export function recordFailure(span: Span, error: unknown) {
+  if (error instanceof PetStoreError) {
+    span.setAttribute('petstore.error.code', error.code);
+    if (error.status < 500) return;
+    span.setAttribute('error.type', error.code);
+    span.recordException(error.cause instanceof Error ? error.cause : error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: error.code });
+    return;
+  }
+  const code = (error as { code?: unknown } | undefined)?.code;
+  span.setAttribute('error.type', typeof code === 'string' ? code : error instanceof Error ? error.name : 'Error');
+  if (error instanceof Error) span.recordException(error);
+  span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
+/**
+ * Runs `work` inside a span that is the active one meanwhile (its children nest under it). When the tracer is the
+ * no-op one and no trace is going on, `work` just runs: no context is made.
+ * @example await inSpan(tracer, 'listPets', { kind: SpanKind.INTERNAL }, (span) => run())
+ */
+export function inSpan<T>(
+  tracer: Tracer,
+  name: string,
+  options: { kind: SpanKind; attributes?: Attributes },
+  work: (span: Span) => Promise<T>,
+  onFailure: (span: Span, error: unknown) => void = recordFailure,
+): Promise<T> {
+  const span = tracer.startSpan(name, options);
+  if (!span.isRecording() && !isSpanContextValid(span.spanContext())) return work(span);
+  return context.with(trace.setSpan(context.active(), span), () =>
+    work(span).then(
+      (value) => {
+        span.end();
+        return value;
+      },
+      (error: unknown) => {
+        onFailure(span, error);
+        span.end();
+        throw error;
+      },
+    ),
+  );
+}
+
+const DB = { 'db.system.name': 'postgresql', 'db.collection.name': 'pets' } as const;
+
+/**
+ * The pets table's calls as client spans (`SELECT pets`, `INSERT pets`, following the database semantic
+ * conventions), children of whatever span is active.
+ */
+export function tracedRepository(pets: PetRepository, tracer: Tracer): PetRepository {
+  const db = (operation: 'SELECT' | 'INSERT', call: string) => ({
+    kind: SpanKind.CLIENT,
+    attributes: { ...DB, 'db.operation.name': operation, 'petstore.db.call': call },
+  });
+  const insert = db('INSERT', 'pets.insert');
+  const findById = db('SELECT', 'pets.findById');
+  const list = db('SELECT', 'pets.list');
+  return {
+    insert: (pet) => inSpan(tracer, 'INSERT pets', insert, () => pets.insert(pet)),
+    findById: (id) => inSpan(tracer, 'SELECT pets', findById, () => pets.findById(id)),
+    list: (query) => inSpan(tracer, 'SELECT pets', list, () => pets.list(query)),
+  };
+}

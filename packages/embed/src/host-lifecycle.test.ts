@@ -1,0 +1,77 @@
+import { once } from 'node:events';
+import { createServer, request as httpRequest, Agent } from 'node:http';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeGracefully, createHttpHandler, createOverloadGuard, openPetStore, type OpenPetStore } from './index.js';
+
+const KEY = 'lifecycle-test-key-0123456789';
+
+describe("a host's load shedding and drain", () => {
+  let service: OpenPetStore;
+  beforeAll(async () => {
+    service = await openPetStore({ dataDir: 'memory://', apiKeys: [{ key: KEY, plan: 'pro' }] });
+  });
+  afterAll(() => service.close());
+
+  it('sheds requests past maxConcurrent with 503 and Retry-After, but never the health checks under its base path', async () => {
+    const warnings: unknown[] = [];
+    const overload = createOverloadGuard({ maxConcurrent: 1, shedLagMs: 0, basePath: '/petstore', logger: { warn: (fields) => void warnings.push(fields) } });
+    const server = createServer(createHttpHandler(service.store, { basePath: '/petstore', overload }));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const base = `http://127.0.0.1:${port}/petstore`;
+    // One request in flight: its body is announced and not yet sent.
+    const slow = connect(port, '127.0.0.1');
+    await once(slow, 'connect');
+    const body = JSON.stringify({ name: 'Slow', categoryId: 1 });
+    slow.write(`POST /petstore/v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    try {
+      for (let i = 0; i < 50 && overload.inFlight === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(overload.inFlight).toBe(1);
+      const shed = await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${KEY}` } });
+      expect(shed.status).toBe(503);
+      expect(shed.headers.get('retry-after')).toBe('1');
+      expect(await shed.json()).toMatchObject({ code: 'unavailable', status: 503 });
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+      expect((await fetch(`${base}/livez`)).status).toBe(200);
+      expect(warnings).toEqual([expect.objectContaining({ reason: 'requests in flight', maxConcurrent: 1 })]);
+      const answered = once(slow, 'data');
+      slow.write(body);
+      expect(String((await answered)[0])).toMatch(/^HTTP\/1\.1 201/);
+    } finally {
+      slow.destroy();
+      overload.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('drains: requests on open connections are answered with Connection: close, then the server closes', async () => {
+    const server = createServer(createHttpHandler(service.store));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        httpRequest({ port, host: '127.0.0.1', path: '/livez', agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+        }).on('error', reject).end();
+      });
+    try {
+      expect(await get()).toEqual({ status: 200, connection: 'keep-alive' });
+      let closed = false;
+      const draining = closeGracefully(server, { drainMs: 300 }).then(() => (closed = true));
+      expect(await get()).toEqual({ status: 200, connection: 'close' });
+      await expect(fetch(`http://127.0.0.1:${port}/livez`)).rejects.toThrow();
+      await draining;
+      expect(closed).toBe(true);
+    } finally {
+      agent.destroy();
+      server.closeAllConnections();
+    }
+  });
+});
