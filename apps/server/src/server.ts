@@ -5,7 +5,6 @@ import { createHttpHandler, openPetStore, type OpenPetStore } from '@petstore/em
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openAdminChannel, type AdminChannel } from './admin-channel.js';
-import { acquireDataDirLock } from './data-dir-lock.js';
 import { createObservability } from './observability.js';
 import { createOutageLog } from './outage-log.js';
 import { createOverloadGuard } from './overload.js';
@@ -54,24 +53,18 @@ export async function startServer(
 ): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const observability = createObservability({ logger });
-  const releaseLock = config.dataDirIsFolder ? await acquireDataDirLock(config.dataDir) : async () => {};
-  let service: OpenPetStore;
-  try {
-    service = await openPetStore({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      apiKeys: config.apiKeys,
-      rateLimitStore: config.rateLimitStore,
-      redisUrl: config.redisUrl,
-      redisKeyPrefix: config.redisKeyPrefix,
-      quota: config.quota,
-      onRequestCounted: observability.onRequestCounted,
-      ...(options.clock ? { clock: options.clock } : {}),
-    });
-  } catch (error) {
-    await releaseLock();
-    throw error;
-  }
+  // Opening the store takes the embedded folder's lock (one process per folder) and closing it gives it up.
+  const service = await openPetStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    apiKeys: config.apiKeys,
+    rateLimitStore: config.rateLimitStore,
+    redisUrl: config.redisUrl,
+    redisKeyPrefix: config.redisKeyPrefix,
+    quota: config.quota,
+    onRequestCounted: observability.onRequestCounted,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   let developmentKey: string | undefined;
   if (options.createDevelopmentKey && (await service.store.apiKeys.countActive()) === 0) {
     developmentKey = (await service.store.apiKeys.create({ plan: 'free', label: 'development' })).key;
@@ -114,7 +107,6 @@ export async function startServer(
     server.close();
     metricsServer?.close();
     await service.close();
-    await releaseLock();
     throw error;
   }
 
@@ -139,7 +131,6 @@ export async function startServer(
         await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       }
       await service.close();
-      await releaseLock();
     })());
 
   return {

@@ -1,2 +1,3 @@
 export { openDatabase, restoreDataDir, type DatabaseOptions, type OpenDatabase } from './open-database.js';
-export { openRedis } from './open-redis.js';
+export { openRedis, type RedisClient } from './open-redis.js';
+export type { PostgresPool, PostgresQueryResult } from './postgres-pool.js';
