@@ -112,6 +112,22 @@ describe('one process per data folder', () => {
     await again.close();
   });
 
+  it('lets exactly one of many takers at once take over a stale lock', async () => {
+    const folder = await newFolder();
+    await (await lockDataDir(folder)).release();
+    const dead = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await once(dead, 'exit');
+    await writeFile(join(folder, LOCK_FOLDER, '9'), JSON.stringify({ pid: dead.pid }));
+    // Started together, they read the same stale record and all try to write the next one.
+    const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => lockDataDir(folder)));
+    const taken = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    expect(taken).toHaveLength(1);
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(DataDirInUseError);
+    }
+    await (taken[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof lockDataDir>>>).value.release();
+  });
+
   it('takes over a record whose pid now belongs to another process (pid reuse)', async () => {
     const folder = await newFolder();
     const lock = await lockDataDir(folder);
