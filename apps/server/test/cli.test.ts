@@ -115,7 +115,7 @@ describe.each(targets)('petstore keys on $name', (target) => {
     }
   });
 
-  it('rolls a key: prints a new key with the same label, plan and limits, and both work until the grace ends', async () => {
+  it('rolls a key: prints a new key with the same label, plan and limits, and both work until the grace ends', { timeout: 120_000 }, async () => {
     const created = await runCli(
       ['keys', 'create', '--plan', 'enterprise', '--label', 'to roll', '--per-minute', '5000', '--per-day', '2000000'],
       env,
