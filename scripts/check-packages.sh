@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-packages=(core http trpc rest drivers embed)
+packages=(core http trpc rest drivers pglite embed)
 work=$(mktemp -d "${TMPDIR:-/tmp}/petstore-packages-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 status=0
@@ -58,5 +58,47 @@ if (cd "$consumer" && npx --no-install tsc -p tsconfig.json); then
 else
   fail "the README's snippets do not compile strictly (skipLibCheck false) against the packed packages"
 fi
+
+# A host on PostgreSQL that already has TypeScript installs the packages without the embedded database: nothing of
+# PGlite, its template, tar or ioredis may arrive, the whole must stay within 25 MB and 30 packages, and the
+# in-process calls must work on DATABASE_URL (scripts/postgres-host.mjs) without loading any of them.
+host="$work/postgres-host"
+mkdir -p "$host"
+echo '{ "name": "postgres-host", "private": true, "type": "module" }' > "$host/package.json"
+count_packages() { find "$host/node_modules" -name package.json | grep -cE 'node_modules/(@[^/]+/)?[^/]+/package\.json$'; }
+size_kb() { du -sk "$host/node_modules" | cut -f1; }
+if (cd "$host" && npm install --no-audit --no-fund --no-package-lock --silent "typescript@$(version typescript)" \
+  "@types/node@$(version @types/node)"); then
+  before_kb=$(size_kb) before_count=$(count_packages)
+  postgres_tarballs=$(ls "$work"/petstore-*.tgz | grep -v petstore-pglite-)
+  # shellcheck disable=SC2086
+  if (cd "$host" && npm install --no-audit --no-fund --no-package-lock --silent $postgres_tarballs "zod@$(version zod)" \
+    "kysely@$(version kysely)" "@trpc/server@$(version @trpc/server)"); then
+    added_kb=$(($(size_kb) - before_kb)) added_count=$(($(count_packages) - before_count))
+    echo "check-packages: a host on PostgreSQL adds $((added_kb / 1024)) MB and $added_count packages"
+    [ "$added_kb" -le $((25 * 1024)) ] || fail "the packages add $((added_kb / 1024)) MB to a host on PostgreSQL (at most 25 MB)"
+    [ "$added_count" -le 30 ] || fail "the packages add $added_count packages to a host on PostgreSQL (at most 30)"
+    for unwanted in @electric-sql/pglite @petstore/pglite tar ioredis @types/pg; do
+      [ -e "$host/node_modules/$unwanted" ] && fail "$unwanted is installed in a host on PostgreSQL"
+    done
+    if [ -n "${DATABASE_URL:-}" ]; then
+      cp scripts/postgres-host.mjs "$host/"
+      (cd "$host" && node postgres-host.mjs) || fail "the in-process calls failed in a host on PostgreSQL without PGlite"
+    else
+      echo "check-packages: DATABASE_URL is not set; the in-process calls on PostgreSQL were not run"
+    fi
+    # What the embedded database adds on top (scripts/check-packages.sh prints it; the README states it).
+    if (cd "$host" && npm install --no-audit --no-fund --no-package-lock --silent "$work"/petstore-pglite-*.tgz); then
+      echo "check-packages: the embedded database adds $((($(size_kb) - before_kb - added_kb) / 1024)) MB and $(($(count_packages) - before_count - added_count)) packages more"
+    else
+      fail "@petstore/pglite did not install into the host"
+    fi
+  else
+    fail "the tarballs did not install into a host on PostgreSQL"
+  fi
+else
+  fail "TypeScript did not install into the scratch host"
+fi
+
 [ $status -eq 0 ] && echo "check-packages: all public packages pass" 
 exit $status

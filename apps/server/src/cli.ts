@@ -12,7 +12,6 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { createDnsCheck, openDatabase, openPetStore, restoreDataDir } from '@petstore/embed';
 import { connectAdminChannel, type DomainAdmin, type KeyAdmin } from './admin-channel.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { acquireDataDirLock } from './data-dir-lock.js';
 import { parseCommandLine, UsageError } from './cli-commands.js';
 
 function isoSeconds(d: Date) {
@@ -152,22 +151,16 @@ async function openKeys(config: Config) {
     const admin = await connectAdminChannel(config.dataDir);
     if (admin) return { keys: admin.keys, close: async () => {} };
   }
-  const releaseLock = config.dataDirIsFolder ? await acquireDataDirLock(config.dataDir) : async () => {};
+  // On an embedded folder, opening the store takes the folder's lock: refused while another process holds it.
   const service = await openPetStore({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: 1,
     rateLimitStore: 'none',
-  }).catch(async (error: unknown) => {
-    await releaseLock();
-    throw error;
   });
   return {
     keys: { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage() } as KeyAdmin,
-    async close() {
-      await service.close();
-      await releaseLock();
-    },
+    close: () => service.close(),
   };
 }
 
@@ -183,20 +176,12 @@ async function openDomains(config: Config): Promise<{ domains: DomainAdmin; clos
     const admin = await connectAdminChannel(config.dataDir);
     if (admin) return { domains: admin.domains, close: async () => {} };
   }
-  const releaseLock = config.dataDirIsFolder ? await acquireDataDirLock(config.dataDir) : async () => {};
-  const service = await openPetStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, rateLimitStore: 'none' }).catch(
-    async (error: unknown) => {
-      await releaseLock();
-      throw error;
-    },
-  );
+  // On an embedded folder, opening the store takes the folder's lock: refused while another process holds it.
+  const service = await openPetStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, rateLimitStore: 'none' });
   const check = config.platformHost ? createDnsCheck({ platformHost: config.platformHost, servers: config.dnsServers }) : undefined;
   return {
     domains: createDomainStore(service.database.db, { check }),
-    async close() {
-      await service.close();
-      await releaseLock();
-    },
+    close: () => service.close(),
   };
 }
 
@@ -263,16 +248,12 @@ async function backup(config: Config, file: string): Promise<number> {
   if (admin) {
     bytes = await admin.backup();
   } else {
-    const releaseLock = await acquireDataDirLock(config.dataDir);
+    // Under the folder's lock, taken by openDatabase.
+    const database = await openDatabase({ dataDir: config.dataDir });
     try {
-      const database = await openDatabase({ dataDir: config.dataDir });
-      try {
-        bytes = Buffer.from(await (await database.backup!()).arrayBuffer());
-      } finally {
-        await database.close();
-      }
+      bytes = Buffer.from(await (await database.backup!()).arrayBuffer());
     } finally {
-      await releaseLock();
+      await database.close();
     }
   }
   await writeFile(file, bytes);
@@ -283,12 +264,8 @@ async function backup(config: Config, file: string): Promise<number> {
 async function restore(config: Config, file: string): Promise<number> {
   if (!config.dataDirIsFolder) throw new UsageError('restore fills an embedded data folder (PETSTORE_DATA_DIR); for PostgreSQL use pg_restore.');
   const bytes = await readFile(file);
-  const releaseLock = await acquireDataDirLock(config.dataDir);
-  try {
-    await restoreDataDir(config.dataDir, new Blob([bytes]));
-  } finally {
-    await releaseLock();
-  }
+  // Under the folder's lock, taken by restoreDataDir.
+  await restoreDataDir(config.dataDir, new Blob([bytes]));
   process.stdout.write(`Restored ${file} into ${config.dataDir}.\n`);
   return 0;
 }

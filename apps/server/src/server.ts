@@ -14,7 +14,6 @@ import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openAdminChannel, type AdminChannel } from './admin-channel.js';
 import { createCertificateAsk } from './certificate-ask.js';
-import { acquireDataDirLock } from './data-dir-lock.js';
 import { startDomainRegistry, type DomainRegistry } from './domain-registry.js';
 import { createObservability } from './observability.js';
 
@@ -62,24 +61,18 @@ export async function startServer(
 ): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const observability = createObservability({ logger });
-  const releaseLock = config.dataDirIsFolder ? await acquireDataDirLock(config.dataDir) : async () => {};
-  let service: OpenPetStore;
-  try {
-    service = await openPetStore({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      apiKeys: config.apiKeys,
-      rateLimitStore: config.rateLimitStore,
-      redisUrl: config.redisUrl,
-      redisKeyPrefix: config.redisKeyPrefix,
-      quota: config.quota,
-      metrics: observability.metrics,
-      ...(options.clock ? { clock: options.clock } : {}),
-    });
-  } catch (error) {
-    await releaseLock();
-    throw error;
-  }
+  // Opening the store takes the embedded folder's lock (one process per folder) and closing it gives it up.
+  const service = await openPetStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    apiKeys: config.apiKeys,
+    rateLimitStore: config.rateLimitStore,
+    redisUrl: config.redisUrl,
+    redisKeyPrefix: config.redisKeyPrefix,
+    quota: config.quota,
+    metrics: observability.metrics,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   let developmentKey: string | undefined;
   if (options.createDevelopmentKey && (await service.store.apiKeys.countActive()) === 0) {
     developmentKey = (await service.store.apiKeys.create({ plan: 'free', label: 'development' })).key;
@@ -130,7 +123,6 @@ export async function startServer(
     metricsServer?.close();
     domainRegistry.close();
     await service.close();
-    await releaseLock();
     throw error;
   }
 
@@ -147,7 +139,6 @@ export async function startServer(
         await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       }
       await service.close();
-      await releaseLock();
     })());
 
   return {

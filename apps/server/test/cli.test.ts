@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openPetStore } from '@petstore/embed';
 import { databaseUrl, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli, startProcess } from './helpers.js';
 
+const serverDir = fileURLToPath(new URL('..', import.meta.url));
 const KEY_FORMAT = /^psk_[0-9A-Za-z]{38}$/;
 
 const targets = [
@@ -112,7 +115,7 @@ describe.each(targets)('petstore keys on $name', (target) => {
     }
   });
 
-  it('rolls a key: prints a new key with the same label, plan and limits, and both work until the grace ends', async () => {
+  it('rolls a key: prints a new key with the same label, plan and limits, and both work until the grace ends', { timeout: 120_000 }, async () => {
     const created = await runCli(
       ['keys', 'create', '--plan', 'enterprise', '--label', 'to roll', '--per-minute', '5000', '--per-day', '2000000'],
       env,
@@ -165,9 +168,12 @@ describe.each(targets)('petstore keys on $name', (target) => {
 describe('keys and a running service', () => {
   it('refuses to open the embedded database that another process holds without an admin channel', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'petstore-cli-lock-'));
-    const holder = spawn('sleep', ['30'], { stdio: 'ignore' });
+    // A host process that holds the folder through the package, as an embedder does: no admin channel.
+    const holds = `import { openEmbeddedDatabase } from '@petstore/pglite';
+      await openEmbeddedDatabase(process.argv[1]); console.log('open'); setInterval(() => {}, 60_000);`;
+    const holder = spawn(process.execPath, ['--input-type=module', '-e', holds, dir], { cwd: serverDir, stdio: ['ignore', 'pipe', 'inherit'] });
     try {
-      await writeFile(join(dir, 'petstore.pid'), String(holder.pid));
+      await once(holder.stdout!, 'data');
       const { code, stderr } = await runCli(['keys', 'list'], { PETSTORE_DATA_DIR: dir });
       expect(code).toBe(1);
       expect(stderr).toContain(`in use by process ${holder.pid}`);

@@ -1,37 +1,17 @@
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { isDatabaseUnavailable, type Database } from '@petstore/core';
-import { Kysely, sql } from 'kysely';
+import { Kysely } from 'kysely';
 import pg from 'pg';
-import { extract } from 'tar';
-import { builtFile, pgliteTemplate, TEMPLATE_FILE } from './pglite-template.js';
-import { createPGliteDialect } from './storage/pglite-dialect.js';
+import { loadOptional } from './optional-package.js';
+import type { PostgresPool } from './postgres-pool.js';
 import { createPostgresDialect } from './storage/postgres-dialect.js';
 
-const PGLITE_SETTINGS = {
-  // PostgreSQL's defaults (128 MB of shared buffers, 64 MB for maintenance) would stay resident in PGlite's memory;
-  // an embedded catalogue needs far less.
-  postgresqlconf: ['shared_buffers=8MB', 'wal_buffers=256kB', 'maintenance_work_mem=4MB', 'work_mem=1MB', 'temp_buffers=1MB'],
-};
+/** The embedded database's package, loaded only when a store opens one. */
+const loadPGlite = () => loadOptional('@petstore/pglite', () => import('@petstore/pglite'), 'The embedded database (dataDir)');
 
 /**
- * Fills a new data folder from the build's template, a cluster with the schema already made: its files are
- * unpacked straight into the folder, `PG_VERSION` last, so a folder holding `PG_VERSION` is always complete (a start
- * cut short just unpacks again). About 0.2 s, once per folder. Without a template PGlite runs initdb itself when it
- * opens the folder.
+ * Where the data lives: PostgreSQL when `databaseUrl` is given, else the embedded PGlite in `dataDir`, which needs the
+ * package `@petstore/pglite` (loaded only then). A data folder is held by one process at a time, from open to close.
  */
-function initialiseDataDir(dataDir: string) {
-  const file = builtFile(TEMPLATE_FILE);
-  if (!file) return;
-  const isMarker = (path: string) => path.replace(/^\/+/, '') === 'PG_VERSION';
-  // Synchronous: node-tar's streaming extraction takes several times as long (0.55 s against 0.16 s here).
-  extract({ file, cwd: dataDir, sync: true, noMtime: true, filter: (path) => !isMarker(path) });
-  extract({ file, cwd: dataDir, sync: true, noMtime: true, filter: isMarker });
-}
-
-/** Where the data lives: PostgreSQL when `databaseUrl` is given, else the embedded PGlite in `dataDir`. */
 export interface DatabaseOptions {
   /** `postgres://…`; unset for the embedded database. */
   databaseUrl?: string | undefined;
@@ -46,7 +26,7 @@ export interface OpenDatabase {
   db: Kysely<Database>;
   kind: 'postgres' | 'pglite';
   /** The `pg` pool, when on PostgreSQL (for stores that talk to it directly). */
-  pool?: pg.Pool;
+  pool?: PostgresPool;
   /** Whether an error of this database's driver means it cannot be reached (503), as opposed to a fault. */
   isUnavailable(error: unknown): boolean;
   /**
@@ -78,39 +58,26 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<OpenD
       client.on('error', () => {});
     });
     const db = new Kysely<Database>({ dialect: createPostgresDialect({ pool }) });
-    return { db, kind: 'postgres', pool, isUnavailable: isDatabaseUnavailable, close: () => db.destroy() };
+    return {
+      db,
+      kind: 'postgres',
+      pool,
+      isUnavailable: isDatabaseUnavailable,
+      close: () => db.destroy(),
+    };
   }
-  const dataDir = options.dataDir ?? './.petstore-data';
-  let pglite: PGlite;
-  if (dataDir.includes('://')) {
-    const loadDataDir = await pgliteTemplate();
-    pglite = await PGlite.create(dataDir, { ...PGLITE_SETTINGS, ...(loadDataDir ? { loadDataDir } : {}) });
-  } else {
-    await mkdir(dataDir, { recursive: true });
-    if (!existsSync(join(dataDir, 'PG_VERSION'))) initialiseDataDir(dataDir);
-    pglite = await PGlite.create(dataDir, PGLITE_SETTINGS);
-  }
-  const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
-  // Holding the dialect's one connection keeps every statement and transaction of the store out of the copy.
-  const backup = () =>
-    db.connection().execute(async (connection) => {
-      await sql`checkpoint`.execute(connection);
-      return pglite.dumpDataDir('gzip');
-    });
-  return { db, kind: 'pglite', isUnavailable: isDatabaseUnavailable, backup, close: () => db.destroy() };
+  // `@petstore/pglite` takes the data folder's lock (one process per folder) and gives it up on close.
+  const { openEmbeddedDatabase } = await loadPGlite();
+  const embedded = await openEmbeddedDatabase(options.dataDir ?? './.petstore-data');
+  return { db: embedded.db, kind: 'pglite', isUnavailable: isDatabaseUnavailable, backup: embedded.backup, close: embedded.close };
 }
 
 /**
- * Restores a backup made by {@link OpenDatabase.backup} into a data folder that holds no database yet; the restored
- * database keeps its ids, so new ones continue after the last.
+ * Restores a backup made by {@link OpenDatabase.backup} into a data folder that holds no database yet, under the
+ * folder's lock; the restored database keeps its ids, so new ones continue after the last. Needs `@petstore/pglite`.
  * @example await restoreDataDir('./.petstore-data', new Blob([await readFile('backup.tar.gz')]))
  */
 export async function restoreDataDir(dataDir: string, backup: Blob): Promise<void> {
-  if (existsSync(join(dataDir, 'PG_VERSION'))) {
-    throw new Error(`${dataDir} already holds a database; restore into an empty folder.`);
-  }
-  await mkdir(dataDir, { recursive: true });
-  const pglite = await PGlite.create(dataDir, { ...PGLITE_SETTINGS, loadDataDir: backup });
-  await pglite.query('select 1 from pets limit 1');
-  await pglite.close();
+  const { restoreDataDir: restore } = await loadPGlite();
+  await restore(dataDir, backup);
 }

@@ -1,4 +1,15 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisLike } from '@petstore/core';
+import type { RedisOptions } from 'ioredis';
+import { loadOptional } from './optional-package.js';
+
+/**
+ * An ioredis client, as far as the packages and their users call it: the quota's counters, `ping` for health, and
+ * `disconnect` to close. Declared here so that a host without Redis needs neither ioredis nor its types.
+ */
+export interface RedisClient extends RedisLike {
+  ping(): Promise<string>;
+  disconnect(): void;
+}
 
 /** How long start-up waits for Redis, and how long one command may take before its request answers 503. */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -29,10 +40,11 @@ function redacted(url: string) {
 
 /**
  * Connects an ioredis client for the shared quota counters and waits until it is ready; throws when Redis cannot be
- * reached. Connection errors later never end the process: requests answer 503 until the client reconnects.
+ * reached. Needs the package `ioredis`, loaded only here. Connection errors later never end the process: requests answer 503 until the client reconnects.
  * @example const redis = await openRedis('redis://127.0.0.1:6379'); … redis.disconnect()
  */
-export async function openRedis(url: string): Promise<Redis> {
+export async function openRedis(url: string): Promise<RedisClient> {
+  const { Redis } = await loadOptional('ioredis', () => import('ioredis'), 'The redis rate-limit store');
   const client = new Redis(url, FAIL_FAST);
   let lastError: Error | undefined;
   client.on('error', (error: Error) => {

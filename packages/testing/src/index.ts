@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { migrateToLatest, PetStoreError } from '@petstore/core';
 import { openDatabase, openRedis, type OpenDatabase } from '@petstore/drivers';
+import type { Redis } from 'ioredis';
 import pg from 'pg';
 import { expect } from 'vitest';
 
@@ -132,7 +133,8 @@ export const redisUrl = process.env.REDIS_URL || undefined;
  */
 export async function openTestRedis(keyPrefix = `petstore_test_${randomBytes(6).toString('hex')}`, url = redisUrl) {
   if (!url) throw new Error('REDIS_URL is not set');
-  const client = await openRedis(url);
+  // The drivers' client is ioredis's own (typed by what the packages call); these helpers scan and delete too.
+  const client = (await openRedis(url)) as Redis;
   return {
     client,
     keyPrefix,

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { migrateToLatest } from '@petstore/core';
 import { Kysely } from 'kysely';
-import { createPGliteDialect } from '../dist/storage/pglite-dialect.js';
+import { createPGliteDialect } from '../dist/pglite-dialect.js';
 
 const target = new URL('../dist/pglite-template.tar.gz', import.meta.url);
 const pglite = await PGlite.create('memory://');

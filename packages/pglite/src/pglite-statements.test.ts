@@ -1,6 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pgliteTemplate } from '../pglite-template.js';
+import { pgliteTemplate } from './pglite-template.js';
 import { isDatabaseUnavailable } from '@petstore/core';
 import { createStatementRunner, type RunStatement } from './pglite-statements.js';
 

@@ -1,0 +1,3 @@
+export { DataDirInUseError, LOCK_FOLDER, lockDataDir, type DataDirLock } from './data-dir-lock.js';
+export { openEmbeddedDatabase, restoreDataDir, type EmbeddedDatabase } from './open-embedded.js';
+export { pgliteTemplate } from './pglite-template.js';
