@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createSocket } from 'node:dgram';
+import { stopChild } from './stop-child.js';
 
 /** The records a test's DNS server answers with; every other name under `.test` does not exist. */
 export interface DnsRecords {
@@ -81,10 +82,7 @@ export async function startDnsServer(records: DnsRecords = {}) {
   async function stop() {
     const running = child;
     child = undefined;
-    if (!running || running.exitCode !== null) return;
-    running.removeAllListeners('exit');
-    running.kill('SIGKILL');
-    await once(running, 'exit');
+    await stopChild(running);
   }
 
   await start(records);

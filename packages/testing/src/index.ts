@@ -7,6 +7,7 @@ import { openDatabase, openRedis, type OpenDatabase } from '@petstore/drivers';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import { expect } from 'vitest';
+import { stopChild } from './stop-child.js';
 
 /** The drivers, for tests that open a database of their own. */
 export { openDatabase, type OpenDatabase } from '@petstore/drivers';
@@ -195,9 +196,7 @@ export async function startRedisServer(extraArgs: string[] = []) {
   async function stop() {
     const running = child;
     child = undefined;
-    if (!running || running.exitCode !== null) return;
-    running.kill('SIGKILL');
-    await once(running, 'exit');
+    await stopChild(running);
   }
   /** Freezes the server (SIGSTOP): connections stay open and nothing answers, as when Redis hangs. */
   const pause = () => void child?.kill('SIGSTOP');
