@@ -148,7 +148,7 @@ describe.skipIf(!databaseUrl)('the quota on PostgreSQL', () => {
       expect(error.code).toBe('internal_error');
       expect(error.cause).toMatchObject({ code: '42P01' });
       const { rows } = await bare.pool!.query(`select to_regclass('rate_limits') as table`);
-      expect(rows[0].table).toBeNull();
+      expect(rows[0]?.['table']).toBeNull();
       await quota.close();
       await migrateToLatest(bare.db);
       const migrated = createQuota({ store: 'postgres', pool: bare.pool!, clock });
