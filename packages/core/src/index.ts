@@ -55,7 +55,7 @@ export {
   MIGRATION_LOCK_TABLE,
 } from './storage/migrations.js';
 export type { StoreSchema } from './storage/schema.js';
-export { normalizeDomainName, isApexDomain } from './domains/domain-name.js';
+export { normalizeDomainName } from './domains/domain-name.js';
 export type { DnsCheck, DnsVerdict } from './domains/dns-verdict.js';
 export { nextRecheck, RECHECK_WINDOW_MS } from './domains/recheck-backoff.js';
 export {

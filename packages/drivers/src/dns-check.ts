@@ -1,5 +1,6 @@
 import { Resolver } from 'node:dns/promises';
-import { isApexDomain, type DnsCheck, type DnsVerdict } from '@petstore/core';
+import type { DnsCheck, DnsVerdict } from '@petstore/core';
+import { isApexDomain } from './apex-domain.js';
 
 /** Where the check looks. */
 export interface DnsCheckOptions {
@@ -81,7 +82,7 @@ export function createDnsCheck(options: DnsCheckOptions): DnsCheck {
 
   return async (name) => {
     try {
-      return await (isApexDomain(name) ? checkApex(name) : checkSubdomain(name));
+      return await ((await isApexDomain(name)) ? checkApex(name) : checkSubdomain(name));
     } catch (error) {
       if (error instanceof LookupFailed) return { ok: false, reason: error.message };
       throw error;

@@ -1,5 +1,3 @@
-import { getDomain } from 'tldts';
-
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
@@ -14,12 +12,4 @@ export function normalizeDomainName(input: string): string | undefined {
   if (labels.length < 2 || !labels.every((label) => LABEL.test(label))) return undefined;
   if (/^[0-9]+$/.test(labels[labels.length - 1]!)) return undefined;
   return name;
-}
-
-/**
- * Whether a name is an apex (registrable) domain, which may hold no CNAME, by the Public Suffix List.
- * @example isApexDomain('example.co.uk') // true; isApexDomain('api.example.co.uk') // false
- */
-export function isApexDomain(name: string): boolean {
-  return getDomain(name, { allowPrivateDomains: true }) === name;
 }
