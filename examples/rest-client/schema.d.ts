@@ -59,7 +59,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "missing_api_key" | "invalid_api_key" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "gone" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "api_key_banned" | "internal_error" | "unavailable";
+            code: "invalid_request" | "malformed_json" | "missing_api_key" | "invalid_api_key" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "gone" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "rate_limited" | "api_key_banned" | "internal_error" | "unavailable";
             /** @description Human-readable description. */
             message: string;
             /**

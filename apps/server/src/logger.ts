@@ -1,4 +1,3 @@
-import { writeSync } from 'node:fs';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 const BATCH_BYTES = 16 * 1024;
@@ -8,10 +7,10 @@ const STDOUT = 1;
 /**
  * The service's logger: JSON lines, one per event, on stdout. Readable when stdout is a terminal.
  *
- * Lines are gathered and handed to the asynchronous destination (sonic-boom) in pieces of 16 KiB, or 20 ms after
- * the first line of a piece: a busy server then makes one write (and wakes whoever reads its output once) per
- * hundred lines or so, the request path never waits for the pipe, and sonic-boom measures one piece rather than
- * its whole buffer for every line. Lines still held when the process exits are written synchronously.
+ * Lines are gathered and written in pieces of 16 KiB, or 20 ms after the first line of a piece: a busy server then
+ * makes one write (and wakes whoever reads its output once) per hundred lines or so. Each piece is written
+ * synchronously, as Node writes `process.stdout` to a pipe on Linux: an asynchronous write still in flight when the
+ * process exits could land after the lines written at exit, out of order. Lines still held at exit are written then.
  * @example createLogger('info').info('ready')
  */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
@@ -20,10 +19,10 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
   if (process.stdout.isTTY) {
     return pino({ ...options, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss' } } });
   }
-  return pino(options, gathered(pino.destination({ dest: STDOUT, sync: false })));
+  return pino(options, gathered(pino.destination({ dest: STDOUT, sync: true })));
 }
 
-/** Holds lines and writes them to `out` in pieces; at exit, after what `out` still holds, synchronously. */
+/** Holds lines and writes them to `out` in pieces; at exit, what is still held. */
 function gathered(out: ReturnType<typeof pino.destination>): DestinationStream {
   let held = '';
   let timer: NodeJS.Timeout | undefined;
@@ -34,11 +33,7 @@ function gathered(out: ReturnType<typeof pino.destination>): DestinationStream {
     held = '';
     if (lines) out.write(lines);
   };
-  // pino's own exit hook, registered with the destination before this one, has written what `out` held by now.
-  process.on('exit', () => {
-    clearTimeout(timer);
-    if (held) writeAllSync(STDOUT, Buffer.from(held));
-  });
+  process.on('exit', release);
   return {
     write(line: string) {
       held += line;
@@ -46,18 +41,6 @@ function gathered(out: ReturnType<typeof pino.destination>): DestinationStream {
       else timer ??= setTimeout(release, BATCH_MS).unref();
     },
   };
-}
-
-/** Writes all of `bytes`, waiting out a full non-blocking pipe; gives up if the reader is gone. */
-function writeAllSync(fd: number, bytes: Buffer) {
-  let rest = bytes;
-  while (rest.length > 0) {
-    try {
-      rest = rest.subarray(writeSync(fd, rest));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
-    }
-  }
 }
 
 let lastMs = 0;
