@@ -69,3 +69,4 @@ export {
 } from './domains/domain-store.js';
 export { countedInto, type PetStoreMetrics } from './telemetry/metrics.js';
 export { STORE_TRACER_NAME } from './telemetry/tracing.js';
+export { loadOptional } from './optional-package.js';
