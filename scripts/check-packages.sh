@@ -110,7 +110,7 @@ TS
       fail "the public types do not compile strictly (skipLibCheck false) in a host on PostgreSQL without @opentelemetry/api"
     if [ -n "${DATABASE_URL:-}" ]; then
       cp scripts/postgres-host.mjs scripts/traced-host.mjs "$host/"
-      (cd "$host" && node postgres-host.mjs) || fail "the in-process calls failed in a host on PostgreSQL without PGlite"
+      (cd "$host" && node postgres-host.mjs) || fail "the in-process calls failed in a host on PostgreSQL without PGlite or @opentelemetry/api"
     else
       echo "check-packages: DATABASE_URL is not set; the in-process calls on PostgreSQL were not run"
     fi
