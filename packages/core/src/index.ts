@@ -68,4 +68,5 @@ export {
   type DomainHostsSnapshot,
 } from './domains/domain-store.js';
 export { countedInto, type PetStoreMetrics } from './telemetry/metrics.js';
-export { STORE_TRACER_NAME } from './telemetry/tracing.js';
+export { STORE_TRACER_NAME, type TracerProviderLike } from './telemetry/tracer-provider.js';
+export { loadOptional } from './optional-package.js';

@@ -1,4 +1,4 @@
-import { loadOptional } from './optional-package.js';
+import { loadOptional } from '@petstore/core';
 
 /**
  * Whether a name is an apex (registrable) domain, which may hold no CNAME, by the Public Suffix List (`tldts`, loaded

@@ -1,7 +1,6 @@
-import { isDatabaseUnavailable, type Database } from '@petstore/core';
+import { isDatabaseUnavailable, loadOptional, type Database } from '@petstore/core';
 import { Kysely } from 'kysely';
 import pg from 'pg';
-import { loadOptional } from './optional-package.js';
 import type { PostgresPool } from './postgres-pool.js';
 import { createPostgresDialect } from './storage/postgres-dialect.js';
 

@@ -1,6 +1,5 @@
-import type { RedisLike } from '@petstore/core';
+import { loadOptional, type RedisLike } from '@petstore/core';
 import type { RedisOptions } from 'ioredis';
-import { loadOptional } from './optional-package.js';
 
 /**
  * An ioredis client, as far as the packages and their users call it: the quota's counters, `ping` for health, and

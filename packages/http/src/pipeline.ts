@@ -1,5 +1,4 @@
-import type { TracerProvider } from '@opentelemetry/api';
-import { PetStoreError, toPetStoreError, type PetStore, type PetStoreMetrics } from '@petstore/core';
+import { PetStoreError, toPetStoreError, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
 import type { CallResult, Codec, CodecMatch } from './codec.js';
 import { createCors, type CorsOrigins } from './cors.js';
 import { createEdge, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
@@ -37,9 +36,10 @@ export interface SurfaceOptions extends EdgeOptions {
   /**
    * OpenTelemetry: one server span per request answered (HTTP semantic conventions, `traceparent` honoured through the
    * global propagator), parent of the store's spans. Default: the global tracer provider of `@opentelemetry/api`, a
-   * no-op until a host registers an SDK. `false`: no tracing code runs at all.
+   * no-op until a host registers an SDK. `false`: no tracing code runs at all, nor when the host has not installed
+   * the API (an optional peer); a provider without it throws, naming the package to install.
    */
-  tracerProvider?: TracerProvider | false | undefined;
+  tracerProvider?: TracerProviderLike | false | undefined;
 }
 
 /** What {@link createPipeline} is built from. */

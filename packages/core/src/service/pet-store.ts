@@ -1,4 +1,4 @@
-import { SpanKind, type Span, type TracerProvider } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import { createApiKeyStore, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store.js';
 import { createAuthenticator, invalidApiKey } from '../auth/authenticator.js';
@@ -16,6 +16,8 @@ import { withBatchedInserts } from '../storage/batched-inserts.js';
 import { schemaName, storeDatabase } from '../storage/schema.js';
 import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
 import { countedInto, type PetStoreMetrics } from '../telemetry/metrics.js';
+import { openTelemetry } from '../telemetry/open-telemetry.js';
+import type { TracerProviderLike } from '../telemetry/tracer-provider.js';
 import { inSpan, recordFailure, storeTracer, tracedRepository } from '../telemetry/tracing.js';
 import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
 import { createPageCache } from './page-cache.js';
@@ -127,9 +129,10 @@ export interface PetStoreOptions {
   /**
    * OpenTelemetry: each call is a span (its operation id, key or principal id, error code), with a client span for
    * each query of the pets table. Default: the global tracer provider of `@opentelemetry/api`, a no-op until a host
-   * registers an SDK. `false`: no tracing code runs at all.
+   * registers an SDK. `false`: no tracing code runs at all. The API is an optional peer: when the host has not
+   * installed it, no tracing code runs either, and passing a provider throws an error naming the package to install.
    */
-  tracerProvider?: TracerProvider | false | undefined;
+  tracerProvider?: TracerProviderLike | false | undefined;
 }
 
 /**
@@ -236,7 +239,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     return inSpan(
       tracer,
       operationId,
-      { kind: SpanKind.INTERNAL, attributes },
+      { kind: openTelemetry!.SpanKind.INTERNAL, attributes },
       (span) => {
         const outcome = run(operationId, readInput, context);
         return span.isRecording() ? outcome.then((done) => (identify(span, done.meta), done)) : outcome;

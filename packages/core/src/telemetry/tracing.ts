@@ -1,25 +1,20 @@
-import {
-  context,
-  isSpanContextValid,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Span,
-  type Tracer,
-  type TracerProvider,
-} from '@opentelemetry/api';
+import type { Attributes, Span, SpanKind, Tracer, TracerProvider } from '@opentelemetry/api';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import type { PetRepository } from '../storage/pet-repository.js';
+import { openTelemetry, tracingApi, type OpenTelemetry } from './open-telemetry.js';
+import { STORE_TRACER_NAME, type TracerProviderLike } from './tracer-provider.js';
 
-/** The name of the store's tracer, for a host's sampler or span processor. */
-export const STORE_TRACER_NAME = '@petstore/core';
+// The API's values. The code below runs only with a tracer, and there is one only when the API is installed.
+const { context, isSpanContextValid, SpanKind: Kind, SpanStatusCode, trace } = openTelemetry ?? ({} as OpenTelemetry);
 
 /**
  * The store's tracer: from `provider`, or from the global provider of `@opentelemetry/api`, which is a no-op until a
- * host registers an SDK (and is looked up at each span, so an SDK registered later still gets them).
+ * host registers an SDK (and is looked up at each span, so an SDK registered later still gets them). `undefined`
+ * (no tracing) when the API is not installed; a `provider` without it throws, naming the package to install.
  */
-export const storeTracer = (provider?: TracerProvider): Tracer => (provider ?? trace.getTracerProvider()).getTracer(STORE_TRACER_NAME);
+export const storeTracer = (provider?: TracerProviderLike): Tracer | undefined =>
+  tracingApi(provider, 'Tracing the store (tracerProvider)') &&
+  ((provider as TracerProvider | undefined) ?? trace.getTracerProvider()).getTracer(STORE_TRACER_NAME);
 
 /** Marks a failure on a span: an error status (with `error.type`) for faults, the code alone for a client's mistake. */
 export function recordFailure(span: Span, error: unknown) {
@@ -74,7 +69,7 @@ const DB = { 'db.system.name': 'postgresql', 'db.collection.name': 'pets' } as c
  */
 export function tracedRepository(pets: PetRepository, tracer: Tracer): PetRepository {
   const db = (operation: 'SELECT' | 'INSERT', call: string) => ({
-    kind: SpanKind.CLIENT,
+    kind: Kind.CLIENT,
     attributes: { ...DB, 'db.operation.name': operation, 'petstore.db.call': call },
   });
   const insert = db('INSERT', 'pets.insert');

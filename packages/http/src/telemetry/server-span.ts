@@ -1,22 +1,12 @@
-import {
-  context,
-  isSpanContextValid,
-  propagation,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Span,
-  type TextMapGetter,
-  type TracerProvider,
-} from '@opentelemetry/api';
+import type { Attributes, Context, Span, TextMapGetter, TracerProvider } from '@opentelemetry/api';
+import { openTelemetry, tracingApi, type OpenTelemetry } from '@petstore/core/opentelemetry';
+import type { TracerProviderLike } from '@petstore/core';
 import type { RequestContext } from '../request-context.js';
 import type { StandardRequest } from '../standard.js';
+import { HTTP_TRACER_NAME } from './tracer-name.js';
 
-/** The name of the handlers' tracer, for a host's sampler or span processor. */
-export const HTTP_TRACER_NAME = '@petstore/http';
+// The API's values. The code below runs only through a ServerTracing, and there is one only when the API is installed.
+const { context, isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } = openTelemetry ?? ({} as OpenTelemetry);
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
 
@@ -52,11 +42,13 @@ export interface ServerTracing {
 /**
  * Server spans through `@opentelemetry/api` only: from `provider`, or the global provider (a no-op until a host
  * registers an SDK). An incoming `traceparent` is read through the global propagator. A span is made only for a
- * request the pipeline answers (never for one it passes to the host's next handler).
- * @example const tracing = createServerTracing(); const t = tracing.begin(request, performance.now())
+ * request the pipeline answers (never for one it passes to the host's next handler). `undefined` (no tracing) when
+ * the API is not installed; a `provider` without it throws, naming the package to install.
+ * @example const tracing = createServerTracing(); const t = tracing?.begin(request, performance.now())
  */
-export function createServerTracing(provider?: TracerProvider): ServerTracing {
-  const tracer = (provider ?? trace.getTracerProvider()).getTracer(HTTP_TRACER_NAME);
+export function createServerTracing(provider?: TracerProviderLike): ServerTracing | undefined {
+  if (!tracingApi(provider, 'The HTTP server spans (tracerProvider)')) return undefined;
+  const tracer = ((provider as TracerProvider | undefined) ?? trace.getTracerProvider()).getTracer(HTTP_TRACER_NAME);
 
   function start(t: RequestTrace, request: StandardRequest, ctx: RequestContext): Span {
     const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
