@@ -18,6 +18,7 @@ import {
   type HostPool,
   type OpenDatabase,
 } from '@petstore/drivers';
+import { tracingApi } from '@petstore/core/opentelemetry';
 import type { Kysely } from 'kysely';
 
 type Redis = Awaited<ReturnType<typeof openRedis>>;
@@ -97,6 +98,8 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
   if (options.rateLimitStore === 'redis' && !options.redisUrl) {
     throw new Error('The redis rate-limit store needs a Redis server (REDIS_URL).');
   }
+  // A provider without the OpenTelemetry API is refused before anything opens.
+  if (options.tracerProvider) tracingApi(options.tracerProvider, 'Tracing the store (tracerProvider)');
   const { schema } = options;
   const host = options.db || options.pool ? openHostDatabase({ db: options.db, pool: options.pool }) : undefined;
   const database: OpenDatabase = host ?? (await openDatabase(options));
