@@ -119,8 +119,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   ) {
     const run = (one: (typeof match.calls)[number]): Promise<CallResult> => {
       if ('failure' in one) return Promise.resolve({ ok: false, error: failed(one.failure, ctx) });
-      const called = t
-        ? tracing!.within(t, request, ctx, one.operationId, () => store.call(one.operationId, one.readInput, ctx))
+      const inside = t && tracing!.enter(t, request, ctx, one.operationId);
+      const called = inside
+        ? tracing!.run(inside, () => store.call(one.operationId, one.readInput, ctx))
         : store.call(one.operationId, one.readInput, ctx);
       return called.then(
         (outcome) => {

@@ -1,4 +1,4 @@
-import type { Span } from '@opentelemetry/api';
+import type { Attributes, Span, SpanKind } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import { createApiKeyStore, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store.js';
 import { createAuthenticator, invalidApiKey } from '../auth/authenticator.js';
@@ -16,7 +16,7 @@ import { withBatchedInserts } from '../storage/batched-inserts.js';
 import { schemaName, storeDatabase } from '../storage/schema.js';
 import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
 import { countedInto, type PetStoreMetrics } from '../telemetry/metrics.js';
-import { openTelemetry } from '../telemetry/open-telemetry.js';
+import { inTrace, openTelemetry } from '../telemetry/open-telemetry.js';
 import type { TracerProviderLike } from '../telemetry/tracer-provider.js';
 import { inSpan, recordFailure, storeTracer, tracedRepository } from '../telemetry/tracing.js';
 import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
@@ -232,15 +232,19 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     }
   }
 
+  // Each operation's span options, made once.
+  const callSpans = new Map<string, { kind: SpanKind; attributes: Attributes }>(
+    tracer ? Object.keys(operations).map((id) => [id, { kind: openTelemetry!.SpanKind.INTERNAL, attributes: { 'petstore.operation.id': id } }]) : [],
+  );
+
   /** A call as a span of its own (a child of the host's or the HTTP request's span, when one is active). */
   function call(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<any>> {
     if (!tracer) return run(operationId, readInput, context);
-    const attributes = { 'petstore.operation.id': operationId };
+    const span = tracer.startSpan(operationId, callSpans.get(operationId));
+    if (!inTrace(span)) return run(operationId, readInput, context);
     return inSpan(
-      tracer,
-      operationId,
-      { kind: openTelemetry!.SpanKind.INTERNAL, attributes },
-      (span) => {
+      span,
+      () => {
         const outcome = run(operationId, readInput, context);
         return span.isRecording() ? outcome.then((done) => (identify(span, done.meta), done)) : outcome;
       },

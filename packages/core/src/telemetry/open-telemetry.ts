@@ -1,4 +1,5 @@
 import type * as OpenTelemetryApi from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import { missingPackage, requireOptional } from '../optional-package.js';
 import type { TracerProviderLike } from './tracer-provider.js';
 
@@ -20,4 +21,14 @@ export const openTelemetry: OpenTelemetry | undefined = requireOptional<OpenTele
 export function tracingApi(provider: TracerProviderLike | undefined, feature: string): OpenTelemetry | undefined {
   if (openTelemetry === undefined && provider !== undefined) throw missingPackage('@opentelemetry/api', feature);
   return openTelemetry;
+}
+
+/**
+ * Whether a span takes part in a trace: it records, or it carries a trace its children continue (an SDK's span that
+ * was sampled out still has real ids). A no-op span (no SDK registered) has the all-zero trace id, and then the work
+ * under it needs no context of its own. A string comparison, where the API's `isSpanContextValid` runs two regexes.
+ * @example if (!inTrace(span)) return work()
+ */
+export function inTrace(span: Span): boolean {
+  return span.isRecording() || span.spanContext().traceId !== openTelemetry?.INVALID_TRACEID;
 }

@@ -1,11 +1,11 @@
 import type { Attributes, Span, SpanKind, Tracer, TracerProvider } from '@opentelemetry/api';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import type { PetRepository } from '../storage/pet-repository.js';
-import { openTelemetry, tracingApi, type OpenTelemetry } from './open-telemetry.js';
+import { inTrace, openTelemetry, tracingApi, type OpenTelemetry } from './open-telemetry.js';
 import { STORE_TRACER_NAME, type TracerProviderLike } from './tracer-provider.js';
 
 // The API's values. The code below runs only with a tracer, and there is one only when the API is installed.
-const { context, isSpanContextValid, SpanKind: Kind, SpanStatusCode, trace } = openTelemetry ?? ({} as OpenTelemetry);
+const { context, SpanKind: Kind, SpanStatusCode, trace } = openTelemetry ?? ({} as OpenTelemetry);
 
 /**
  * The store's tracer: from `provider`, or from the global provider of `@opentelemetry/api`, which is a no-op until a
@@ -33,19 +33,12 @@ export function recordFailure(span: Span, error: unknown) {
 }
 
 /**
- * Runs `work` inside a span that is the active one meanwhile (its children nest under it). When the tracer is the
- * no-op one and no trace is going on, `work` just runs: no context is made.
- * @example await inSpan(tracer, 'listPets', { kind: SpanKind.INTERNAL }, (span) => run())
+ * Runs `work` with `span` as the active span (its children nest under it) and ends the span when the work settles,
+ * marking a failure with `onFailure`. Callers start the span and check {@link inTrace} first: a no-op span needs
+ * none of this, and its work just runs.
+ * @example const span = tracer.startSpan('listPets', options); return inTrace(span) ? inSpan(span, run) : run(span)
  */
-export function inSpan<T>(
-  tracer: Tracer,
-  name: string,
-  options: { kind: SpanKind; attributes?: Attributes },
-  work: (span: Span) => Promise<T>,
-  onFailure: (span: Span, error: unknown) => void = recordFailure,
-): Promise<T> {
-  const span = tracer.startSpan(name, options);
-  if (!span.isRecording() && !isSpanContextValid(span.spanContext())) return work(span);
+export function inSpan<T>(span: Span, work: (span: Span) => Promise<T>, onFailure: (span: Span, error: unknown) => void = recordFailure): Promise<T> {
   return context.with(trace.setSpan(context.active(), span), () =>
     work(span).then(
       (value) => {
@@ -76,8 +69,17 @@ export function tracedRepository(pets: PetRepository, tracer: Tracer): PetReposi
   const findById = db('SELECT', 'pets.findById');
   const list = db('SELECT', 'pets.list');
   return {
-    insert: (pet) => inSpan(tracer, 'INSERT pets', insert, () => pets.insert(pet)),
-    findById: (id) => inSpan(tracer, 'SELECT pets', findById, () => pets.findById(id)),
-    list: (query) => inSpan(tracer, 'SELECT pets', list, () => pets.list(query)),
+    insert(pet) {
+      const span = tracer.startSpan('INSERT pets', insert);
+      return inTrace(span) ? inSpan(span, () => pets.insert(pet)) : pets.insert(pet);
+    },
+    findById(id) {
+      const span = tracer.startSpan('SELECT pets', findById);
+      return inTrace(span) ? inSpan(span, () => pets.findById(id)) : pets.findById(id);
+    },
+    list(query) {
+      const span = tracer.startSpan('SELECT pets', list);
+      return inTrace(span) ? inSpan(span, () => pets.list(query)) : pets.list(query);
+    },
   };
 }

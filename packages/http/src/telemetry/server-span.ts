@@ -1,12 +1,12 @@
 import type { Attributes, Context, Span, TextMapGetter, TracerProvider } from '@opentelemetry/api';
-import { openTelemetry, tracingApi, type OpenTelemetry } from '@petstore/core/opentelemetry';
+import { inTrace, openTelemetry, tracingApi, type OpenTelemetry } from '@petstore/core/opentelemetry';
 import type { TracerProviderLike } from '@petstore/core';
 import type { RequestContext } from '../request-context.js';
 import type { StandardRequest } from '../standard.js';
 import { HTTP_TRACER_NAME } from './tracer-name.js';
 
 // The API's values. The code below runs only through a ServerTracing, and there is one only when the API is installed.
-const { context, isSpanContextValid, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } = openTelemetry ?? ({} as OpenTelemetry);
+const { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } = openTelemetry ?? ({} as OpenTelemetry);
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
 
@@ -33,8 +33,13 @@ export interface RequestTrace {
 /** The server span of each request, following OpenTelemetry's HTTP semantic conventions. */
 export interface ServerTracing {
   begin(request: StandardRequest, started: number): RequestTrace;
-  /** Runs a call of the request (`operationId`) inside its server span, which is started on the first one. */
-  within<T>(trace: RequestTrace, request: StandardRequest, ctx: RequestContext, operationId: string, work: () => Promise<T>): Promise<T>;
+  /**
+   * A call of the request (`operationId`): starts the server span on the first one, and gives the context the call
+   * runs in (the span active), or `undefined` when the span is a no-op (no SDK): the call then just runs.
+   */
+  enter(trace: RequestTrace, request: StandardRequest, ctx: RequestContext, operationId: string): Context | undefined;
+  /** Runs `work` in the context {@link ServerTracing.enter} gave. */
+  run<T>(inside: Context, work: () => Promise<T>): Promise<T>;
   /** Ends the request's span with its route and status (starting it, from the arrival time, if no call did). */
   end(trace: RequestTrace, request: StandardRequest, ctx: RequestContext, status: number): void;
 }
@@ -49,26 +54,30 @@ export interface ServerTracing {
 export function createServerTracing(provider?: TracerProviderLike): ServerTracing | undefined {
   if (!tracingApi(provider, 'The HTTP server spans (tracerProvider)')) return undefined;
   const tracer = ((provider as TracerProvider | undefined) ?? trace.getTracerProvider()).getTracer(HTTP_TRACER_NAME);
+  const timeOrigin = performance.timeOrigin;
 
   function start(t: RequestTrace, request: StandardRequest, ctx: RequestContext): Span {
-    const method = KNOWN_METHODS.has(request.method) ? request.method : '_OTHER';
-    const { path, query } = splitUrl(request.url);
+    const known = KNOWN_METHODS.has(request.method);
+    const method = known ? request.method : '_OTHER';
+    const url = request.url;
+    const mark = url.indexOf('?');
+    const matched = ctx.route !== 'unmatched';
+    // One shape for every request (an absent attribute is undefined, which the API's Attributes allow and SDKs
+    // leave out), all of them there for a sampler to see.
     const attributes: Attributes = {
       'http.request.method': method,
+      'http.request.method_original': known ? undefined : request.method,
       'url.scheme': ctx.scheme,
-      'url.path': path,
+      'url.path': mark === -1 ? url : url.slice(0, mark),
+      'url.query': mark === -1 || mark === url.length - 1 ? undefined : url.slice(mark + 1),
+      'server.address': ctx.host === undefined ? undefined : withoutPort(ctx.host),
       'client.address': ctx.clientAddress,
+      'user_agent.original': request.header('user-agent'),
+      'http.route': matched ? ctx.route : undefined,
     };
-    if (method === '_OTHER') attributes['http.request.method_original'] = request.method;
-    if (query !== '') attributes['url.query'] = query;
-    if (ctx.host !== undefined) attributes['server.address'] = ctx.host.replace(/:\d+$/, '');
-    const agent = request.header('user-agent');
-    if (agent !== undefined) attributes['user_agent.original'] = agent;
-    const matched = ctx.route !== 'unmatched';
-    if (matched) attributes['http.route'] = ctx.route;
-    const name = matched ? `${method === '_OTHER' ? 'HTTP' : method} ${ctx.route}` : method === '_OTHER' ? 'HTTP' : method;
-    const startTime = performance.timeOrigin + t.started;
-    return tracer.startSpan(name, { kind: SpanKind.SERVER, attributes, startTime }, t.parent);
+    const verb = known ? method : 'HTTP';
+    const name = matched ? `${verb} ${ctx.route}` : known ? method : 'HTTP';
+    return tracer.startSpan(name, { kind: SpanKind.SERVER, attributes, startTime: timeOrigin + t.started }, t.parent);
   }
 
   return {
@@ -78,12 +87,12 @@ export function createServerTracing(provider?: TracerProviderLike): ServerTracin
       span: undefined,
       operation: undefined,
     }),
-    within(t, request, ctx, operationId, work) {
+    enter(t, request, ctx, operationId) {
       t.operation = t.operation === undefined ? operationId : `${t.operation},${operationId}`;
       const span = (t.span ??= start(t, request, ctx));
-      if (!span.isRecording() && !isSpanContextValid(span.spanContext())) return work();
-      return context.with(trace.setSpan(t.parent, span), work);
+      return inTrace(span) ? trace.setSpan(t.parent, span) : undefined;
     },
+    run: (inside, work) => context.with(inside, work),
     end(t, request, ctx, status) {
       const span = (t.span ??= start(t, request, ctx));
       if (!span.isRecording()) return;
@@ -100,7 +109,8 @@ export function createServerTracing(provider?: TracerProviderLike): ServerTracin
   };
 }
 
-function splitUrl(url: string) {
-  const mark = url.indexOf('?');
-  return mark === -1 ? { path: url, query: '' } : { path: url.slice(0, mark), query: url.slice(mark + 1) };
+/** A Host header's name without its port (`[::1]:8080` → `[::1]`, `api.example.com:443` → `api.example.com`). */
+function withoutPort(host: string) {
+  const colon = host.lastIndexOf(':');
+  return colon > host.lastIndexOf(']') ? host.slice(0, colon) : host;
 }
