@@ -16,6 +16,7 @@ import { openAdminChannel, type AdminChannel } from './admin-channel.js';
 import { createCertificateAsk } from './certificate-ask.js';
 import { startDomainRegistry, type DomainRegistry } from './domain-registry.js';
 import { createObservability } from './observability.js';
+import { tracingChoice } from './tracing.js';
 
 /**
  * Socket time and size limits. A client must send its headers within 10 s and its whole request (at most 64 KiB
@@ -61,6 +62,8 @@ export async function startServer(
 ): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const observability = createObservability({ logger });
+  // Traced through the SDK a host registered before the service started (node --import), else not at all.
+  const tracerProvider = tracingChoice();
   // Opening the store takes the embedded folder's lock (one process per folder) and closing it gives it up.
   const service = await openPetStore({
     databaseUrl: config.databaseUrl,
@@ -71,6 +74,7 @@ export async function startServer(
     redisKeyPrefix: config.redisKeyPrefix,
     quota: config.quota,
     metrics: observability.metrics,
+    tracerProvider,
     ...(options.clock ? { clock: options.clock } : {}),
   });
   let developmentKey: string | undefined;
@@ -98,6 +102,7 @@ export async function startServer(
     metrics: observability.metrics,
     outageLog,
     overload,
+    tracerProvider,
   });
   const server = createServer(SOCKET_LIMITS, handler);
   // The internal listener: metrics, and the TLS server's certificate ask for custom domains.

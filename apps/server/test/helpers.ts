@@ -16,11 +16,12 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `node dist/main.js` with the given environment on a free port and waits until it listens.
+ * Starts `node dist/main.js` with the given environment (and node's own arguments) on a free port and waits until
+ * it listens.
  * @example const server = await startProcess({ PETSTORE_DATA_DIR: 'memory://' })
  */
-export async function startProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [mainJs], {
+export async function startProcess(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, mainJs], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', PETSTORE_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
