@@ -48,13 +48,19 @@ function openInChild(dataDir: string) {
   };
 }
 
+/** A child that opened the folder and made one create, both acknowledged. */
+async function holderWithPet(folder: string, name: string) {
+  const holder = openInChild(folder);
+  expect(await holder.next()).toBe(`open ${holder.child.pid}`);
+  holder.send(`create ${name}`);
+  expect(await holder.next()).toMatch(/^created \d+$/);
+  return holder;
+}
+
 describe('one process per data folder', () => {
   it('refuses a second process with the holder pid, and the holder keeps every write', async () => {
     const folder = await newFolder();
-    const first = openInChild(folder);
-    expect(await first.next()).toBe(`open ${first.child.pid}`);
-    first.send('create Before');
-    expect(await first.next()).toMatch(/^created \d+$/);
+    const first = await holderWithPet(folder, 'Before');
 
     const second = openInChild(folder);
     expect(await second.next()).toBe(
@@ -79,10 +85,7 @@ describe('one process per data folder', () => {
 
   it('is taken over after kill -9, with the acknowledged write kept; of two racers exactly one gets it', async () => {
     const folder = await newFolder();
-    const killed = openInChild(folder);
-    expect(await killed.next()).toBe(`open ${killed.child.pid}`);
-    killed.send('create Acknowledged');
-    expect(await killed.next()).toMatch(/^created \d+$/);
+    const killed = await holderWithPet(folder, 'Acknowledged');
     killed.child.kill('SIGKILL');
     await killed.exited;
 

@@ -76,7 +76,7 @@ export function createServerTracing(provider?: TracerProviderLike): ServerTracin
       'http.route': matched ? ctx.route : undefined,
     };
     const verb = known ? method : 'HTTP';
-    const name = matched ? `${verb} ${ctx.route}` : known ? method : 'HTTP';
+    const name = matched ? `${verb} ${ctx.route}` : verb;
     return tracer.startSpan(name, { kind: SpanKind.SERVER, attributes, startTime: timeOrigin + t.started }, t.parent);
   }
 
