@@ -7,7 +7,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Database } from '@petstore/core';
 import { Kysely, sql } from 'kysely';
 import { extract } from 'tar';
-import { LOCK_FOLDER, lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { LEGACY_LOCK_FILE, LOCK_FOLDER, lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { createPGliteDialect } from './pglite-dialect.js';
 import { builtFile, pgliteTemplate, TEMPLATE_FILE } from './pglite-template.js';
 
@@ -18,10 +18,10 @@ const PGLITE_SETTINGS = {
 };
 
 const isMarker = (path: string) => path.replace(/^\/+/, '') === 'PG_VERSION';
-/** The lock's records, and the lock file of earlier versions: a backup carries the holder's, never to be restored. */
+/** The lock's records and the lock file of earlier releases: a backup carries the holder's, never to be restored. */
 const isLock = (path: string) => {
   const top = path.replace(/^\/+/, '').split('/')[0];
-  return top === LOCK_FOLDER || top === 'petstore.pid';
+  return top === LOCK_FOLDER || top === LEGACY_LOCK_FILE;
 };
 
 /**
