@@ -17,6 +17,8 @@ import { createCertificateAsk } from './certificate-ask.js';
 import { startDomainRegistry, type DomainRegistry } from './domain-registry.js';
 import { createObservability } from './observability.js';
 import { tracingChoice } from './tracing.js';
+import { release } from './release.js';
+import { version } from './version.js';
 
 /**
  * Socket time and size limits. A client must send its headers within 10 s and its whole request (at most 64 KiB
@@ -73,6 +75,7 @@ export async function startServer(
     redisUrl: config.redisUrl,
     redisKeyPrefix: config.redisKeyPrefix,
     quota: config.quota,
+    release,
     metrics: observability.metrics,
     tracerProvider,
     ...(options.clock ? { clock: options.clock } : {}),
@@ -95,6 +98,7 @@ export async function startServer(
     redirects: config.redirects,
     domains: domainRegistry.current,
     cors: config.corsOrigins,
+    version,
     // The service's own server writes each turn's responses together (measured: fewer client wake-ups under load).
     writeAtTurnEnd: true,
     // Request lines, fault lines (an outage as two lines), metrics and load shedding: the package's, turned on.

@@ -53,7 +53,9 @@ export {
   petStoreMigrations,
   MIGRATION_TABLE,
   MIGRATION_LOCK_TABLE,
+  type MigrateOptions,
 } from './storage/migrations.js';
+export { DatabaseOfNewerReleaseError, RELEASE_TABLE } from './storage/release-record.js';
 export type { StoreSchema } from './storage/schema.js';
 export { normalizeDomainName } from './domains/domain-name.js';
 export type { DnsCheck, DnsVerdict } from './domains/dns-verdict.js';

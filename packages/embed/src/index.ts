@@ -1,6 +1,13 @@
 export { openDatabase, openRedis, restoreDataDir, type DatabaseOptions, type OpenDatabase } from '@petstore/drivers';
 export type { HostPool } from '@petstore/drivers';
-export { isDatabaseUnavailable, migrateToLatest, petStoreMigrations, type StoreSchema } from '@petstore/core';
+export {
+  DatabaseOfNewerReleaseError,
+  isDatabaseUnavailable,
+  migrateToLatest,
+  petStoreMigrations,
+  type MigrateOptions,
+  type StoreSchema,
+} from '@petstore/core';
 export { openPetStore, type OpenPetStoreOptions, type OpenPetStore, type ConfiguredApiKey } from './open-pet-store.js';
 export { createHttpHandler, type HttpHandlerOptions } from './create-http-handler.js';
 export { createFetchHandler, type FetchHandler } from './create-fetch-handler.js';

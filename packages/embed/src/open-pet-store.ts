@@ -53,6 +53,12 @@ export interface OpenPetStoreOptions extends DatabaseOptions {
    * `Migrator` runs `petStoreMigrations({ schema })`, recording them in its own tables.
    */
   migrate?: boolean | undefined;
+  /**
+   * The program opening the store, as `name@version` (`@petstore/server@1.4.0`): recorded in the database on each
+   * start, and named by an earlier release that finds the database migrated beyond it (it refuses to start).
+   * Default `@petstore/core@` its version.
+   */
+  release?: string | undefined;
   clock?: Clock;
   /** Keys made to exist at start-up. */
   apiKeys?: readonly ConfiguredApiKey[];
@@ -106,7 +112,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
   const statements = host ? host.statements : database.pool;
   let redis: Redis | undefined;
   try {
-    if (options.migrate !== false) await migrateToLatest(database.db, { schema });
+    if (options.migrate !== false) await migrateToLatest(database.db, { schema, release: options.release });
     const clock = options.clock ?? systemClock;
     const storeKind = options.rateLimitStore ?? (statements ? 'postgres' : 'memory');
     if (storeKind === 'postgres' && !statements) {
