@@ -15,6 +15,7 @@ export { defineOperation } from './operations/operation.js';
 export type { ResponseMeta, RateLimitWindow } from './service/response-meta.js';
 export { unlimitedQuota, type Quota } from './service/quota.js';
 export { createQuota, type ClosableQuota, type QuotaOptions, type QuotaStore } from './quota/create-quota.js';
+export type { KeptCountersOptions } from './quota/kept-counters.js';
 export type { PostgresPoolLike } from './quota/postgres-counters.js';
 export { DEFAULT_REDIS_KEY_PREFIX, type RedisLike } from './quota/redis-counters.js';
 export { retryAfterSeconds } from './quota/windows.js';

@@ -3,6 +3,7 @@ import {
   createQuota,
   migrateToLatest,
   systemClock,
+  type ClosableQuota,
   type Clock,
   type Limits,
   type PetStore,
@@ -63,7 +64,8 @@ export interface OpenPetStoreOptions extends DatabaseOptions {
   /** Keys made to exist at start-up. */
   apiKeys?: readonly ConfiguredApiKey[];
   /**
-   * Where quota counters live: `memory` (one process; the default on the embedded database), `postgres` (shared
+   * Where quota counters live: `memory` (one process; the default on the embedded database, where they are also
+   * kept in the database, written every second and on `close()`, so a restart keeps them), `postgres` (shared
    * by every instance on one database; the default with `databaseUrl`, `pool` or `db`), `redis` (shared by every
    * instance on the Redis at `redisUrl`), or `none` to count nothing.
    */
@@ -111,6 +113,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
   const database: OpenDatabase = host ?? (await openDatabase(options));
   const statements = host ? host.statements : database.pool;
   let redis: Redis | undefined;
+  let quota: ClosableQuota | undefined;
   try {
     if (options.migrate !== false) await migrateToLatest(database.db, { schema, release: options.release });
     const clock = options.clock ?? systemClock;
@@ -119,7 +122,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       throw new Error('The postgres rate-limit store needs PostgreSQL (DATABASE_URL); the embedded database uses "memory".');
     }
     redis = storeKind === 'redis' ? await openRedis(options.redisUrl!) : undefined;
-    const quota =
+    quota =
       storeKind === 'none'
         ? undefined
         : storeKind === 'postgres'
@@ -129,7 +132,9 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
                 { clock, store: 'redis', client: redis, ...(options.redisKeyPrefix ? { keyPrefix: options.redisKeyPrefix } : {}) },
                 options.quota,
               )
-            : createQuota({ clock, store: 'memory' }, options.quota);
+            : // On the embedded database, which only this process opens, the counts outlive a restart.
+              createQuota({ clock, store: 'memory', ...(database.kind === 'pglite' ? { keep: { db: database.db, schema } } : {}) }, options.quota);
+    await quota?.ready();
     const store = createPetStore({
       db: database.db,
       schema,
@@ -152,12 +157,16 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       },
       async close() {
         await store.close().catch(() => {});
-        await quota?.close?.();
-        redis?.disconnect();
-        await database.close();
+        try {
+          await quota?.close();
+        } finally {
+          redis?.disconnect();
+          await database.close();
+        }
       },
     };
   } catch (error) {
+    await quota?.close().catch(() => {});
     redis?.disconnect();
     await database.close().catch(() => {});
     throw error;
