@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 /** Where the previous release is recorded; `npm run release` writes the release commit here once it is made. */
-export const recordFile = fileURLToPath(new URL('./previous-release.json', import.meta.url));
+const recordFile = fileURLToPath(new URL('./previous-release.json', import.meta.url));
 
 /** The previous release, checked out and built: its entry points, as `npm start` and `petstore` run them. */
 export interface PreviousRelease {
@@ -43,7 +43,7 @@ export async function previousRelease(): Promise<PreviousRelease> {
   }
   const dir = join(tmpdir(), `petstore-release-${commit.slice(0, 12)}`);
   const built = join(dir, '.petstore-built');
-  if (!existsSync(built)) await build(commit, dir, built);
+  if (!existsSync(built)) await buildOnce(commit, dir, built);
   const server = JSON.parse(await readFile(join(dir, 'apps/server/package.json'), 'utf8')) as { name: string; version: string };
   return {
     commit,
@@ -52,6 +52,27 @@ export async function previousRelease(): Promise<PreviousRelease> {
     mainJs: join(dir, 'apps/server/dist/main.js'),
     cliJs: join(dir, 'apps/server/dist/cli.js'),
   };
+}
+
+/** Builds under a lock folder, so that two test runs at once build once; a lock older than 20 minutes was left by a run cut short. */
+async function buildOnce(commit: string, dir: string, built: string) {
+  const lock = `${dir}.lock`;
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age = Date.now() - (await stat(lock).then((s) => s.mtimeMs, () => Date.now()));
+      if (age > 20 * 60_000) await rm(lock, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+  try {
+    if (!existsSync(built)) await build(commit, dir, built);
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
 }
 
 async function build(commit: string, dir: string, built: string) {
