@@ -48,6 +48,69 @@ describe("a host's load shedding and drain", () => {
     }
   });
 
+  it('gives back the slot of every request whose connection dies, pipelined ones included, so four connections cannot wedge it', async () => {
+    const overload = createOverloadGuard({ maxConcurrent: 8, shedLagMs: 0 });
+    const server = createServer(createHttpHandler(service.store, { overload }));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      // The reproduction of the security review: a health check, 20 pipelined requests, and a reset, on 4 connections.
+      for (let round = 0; round < 5; round++) {
+        await Promise.all(
+          Array.from({ length: 4 }, async () => {
+            const socket = connect(port, '127.0.0.1');
+            socket.on('error', () => {});
+            await once(socket, 'connect');
+            socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n' + 'GET /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(20));
+            socket.resetAndDestroy();
+            await once(socket, 'close');
+          }),
+        );
+      }
+      for (let i = 0; i < 100 && overload.inFlight > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(overload.inFlight).toBe(0);
+      const served = await fetch(`http://127.0.0.1:${port}/v1/pets`, { headers: { authorization: `Bearer ${KEY}` } });
+      expect(served.status).toBe(200);
+    } finally {
+      overload.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('answers /livez 503 while every slot is held and none is given back, and 200 again once one is', async () => {
+    const overload = createOverloadGuard({ maxConcurrent: 1, shedLagMs: 0, wedgedAfterMs: 300 });
+    const server = createServer(createHttpHandler(service.store, { overload }));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const base = `http://127.0.0.1:${port}`;
+    // The one slot is held by a request whose body has not come yet.
+    const held = connect(port, '127.0.0.1');
+    await once(held, 'connect');
+    const body = JSON.stringify({ name: 'Held', categoryId: 1 });
+    held.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    try {
+      for (let i = 0; i < 50 && overload.inFlight === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect((await fetch(`${base}/v1/pets`, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(503);
+      expect((await fetch(`${base}/livez`)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const wedged = await fetch(`${base}/livez`);
+      expect(wedged.status).toBe(503);
+      expect(await wedged.json()).toMatchObject({ code: 'unavailable', status: 503 });
+      const answered = once(held, 'data');
+      held.write(body);
+      expect(String((await answered)[0])).toMatch(/^HTTP\/1\.1 201/);
+      expect((await fetch(`${base}/livez`)).status).toBe(200);
+    } finally {
+      held.destroy();
+      overload.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('drains: requests on open connections are answered with Connection: close, then the server closes', async () => {
     const server = createServer(createHttpHandler(service.store));
     server.listen(0, '127.0.0.1');
