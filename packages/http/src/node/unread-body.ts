@@ -19,20 +19,26 @@ export type BodyState = StandardRequest & { readonly bodyRead: boolean; readonly
  * @example settleBody(req, request, headers, () => write(res, 413, headers, body))
  */
 export function settleBody(req: IncomingMessage, request: BodyState, headers: Record<string, string>, answer: () => void): void {
-  if (req.complete || req.readableEnded || !request.hasBody()) return answer();
   const left = request.bodyDeadline - performance.now();
-  if (left <= 0) {
-    headers['connection'] = 'close';
-    return answer();
-  }
   const length = request.header('content-length');
-  if (!request.bodyRead && length !== undefined && Number(length) <= BODY_LIMIT) {
+  if (req.complete || req.readableEnded || !request.hasBody()) {
+    answer();
+  } else if (left <= 0) {
+    headers['connection'] = 'close';
+    answer();
+  } else if (!request.bodyRead && length !== undefined && Number(length) <= BODY_LIMIT) {
     req.resume();
     const timer = setTimeout(() => req.complete || req.socket.destroy(), left).unref();
     req.once('end', () => clearTimeout(timer));
-    return answer();
+    answer();
+  } else {
+    headers['connection'] = 'close';
+    lingerThen(req, left, answer);
   }
-  headers['connection'] = 'close';
+}
+
+/** Reads and drops the rest of a body, up to {@link LINGER_BYTES} and `ms`, then answers. */
+function lingerThen(req: IncomingMessage, ms: number, answer: () => void) {
   let dropped = 0;
   const done = () => {
     clearTimeout(timer);
@@ -45,7 +51,7 @@ export function settleBody(req: IncomingMessage, request: BodyState, headers: Re
     dropped += chunk.length;
     if (dropped > LINGER_BYTES) done();
   };
-  const timer = setTimeout(done, left);
+  const timer = setTimeout(done, ms);
   req.on('data', onData);
   req.once('end', done);
   req.once('close', done);
