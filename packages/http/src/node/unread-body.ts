@@ -10,7 +10,8 @@ export type BodyState = StandardRequest & { readonly bodyRead: boolean; readonly
 
 /**
  * Sends an answer that leaves (part of) a request's body unread, without cutting its client off:
- * - no body left, or its time is up: answered at once (closing the connection if bytes may still come);
+ * - no body left, its time is up, or more declared than is worth reading: answered at once (closing the connection
+ *   if bytes may still come);
  * - a small declared body nobody read (a 401 before the body): answered at once, the body dropped behind it on a
  *   connection that stays open, and closed if the body has not ended by its deadline;
  * - anything else (too large, of unknown length, left part-way past the limit): the rest is read and dropped first,
@@ -23,7 +24,7 @@ export function settleBody(req: IncomingMessage, request: BodyState, headers: Re
   const length = request.header('content-length');
   if (req.complete || req.readableEnded || !request.hasBody()) {
     answer();
-  } else if (left <= 0) {
+  } else if (left <= 0 || Number(length) > LINGER_BYTES) {
     headers['connection'] = 'close';
     answer();
   } else if (!request.bodyRead && length !== undefined && Number(length) <= BODY_LIMIT) {
