@@ -3,7 +3,9 @@ import { createServer, request as httpRequest, Agent } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeGracefully, createHttpHandler, createOverloadGuard, openPetStore, type OpenPetStore } from './index.js';
+import { serve } from '@hono/node-server';
+import { BODY_TIMEOUT_MS } from '@petstore/http';
+import { closeGracefully, createFetchHandler, createHttpHandler, createOverloadGuard, openPetStore, type OpenPetStore } from './index.js';
 
 const KEY = 'lifecycle-test-key-0123456789';
 
@@ -36,7 +38,8 @@ describe("a host's load shedding and drain", () => {
       expect(await shed.json()).toMatchObject({ code: 'unavailable', status: 503 });
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
       expect((await fetch(`${base}/livez`)).status).toBe(200);
-      expect(warnings).toEqual([expect.objectContaining({ reason: 'requests in flight', maxConcurrent: 1 })]);
+      // The episode's first line; a second ('no longer overloaded') follows once a second passes without refusals.
+      expect(warnings[0]).toEqual(expect.objectContaining({ reason: 'requests in flight', maxConcurrent: 1 }));
       const answered = once(slow, 'data');
       slow.write(body);
       expect(String((await answered)[0])).toMatch(/^HTTP\/1\.1 201/);
@@ -107,6 +110,31 @@ describe("a host's load shedding and drain", () => {
       held.destroy();
       overload.close();
       server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it('gives a body 10 s from its headers in a Fetch host too, then answers 408 request_timeout', { timeout: 30_000 }, async () => {
+    const handler = createFetchHandler(service.store);
+    const server = serve({ fetch: (request) => handler(request, { address: '192.0.2.8' }), port: 0, hostname: '127.0.0.1' });
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    await once(socket, 'connect');
+    const startedAt = Date.now();
+    socket.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{`);
+    const drip = setInterval(() => socket.write(' '), 1_000);
+    try {
+      let answer = '';
+      socket.setEncoding('utf8');
+      while (!answer.includes('}')) answer += String((await once(socket, 'data'))[0]);
+      expect(answer, answer).toMatch(/^HTTP\/1\.1 408 /s);
+      expect(JSON.parse(answer.slice(answer.indexOf('{')))).toMatchObject({ code: 'request_timeout', status: 408 });
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(BODY_TIMEOUT_MS - 100);
+    } finally {
+      clearInterval(drip);
+      socket.destroy();
       server.close();
     }
   });
