@@ -19,10 +19,12 @@ import { createObservability } from './observability.js';
 import { tracingChoice } from './tracing.js';
 
 /**
- * Socket time and size limits. A client must send its headers within 10 s and its whole request (at most 64 KiB
- * of body) within 30 s, checked every second, so slow clients cannot hold sockets for Node's default minutes.
- * Idle keep-alive sockets close after 5 s: a proxy in front must use a shorter idle timeout. Headers above 16 KiB
- * get 431 (an API request with a bearer key needs well under 1 KiB).
+ * Socket time and size limits. A client must send its headers within 10 s; its body (at most 64 KiB) must follow
+ * within 10 s of them, else the handler answers 408 `request_timeout` and closes the connection (the 30 s
+ * `requestTimeout` is only a backstop), and a response it does not take within 10 s closes its connection (both in
+ * @petstore/http's node adapter). Checked every second, so slow clients cannot hold sockets for Node's default
+ * minutes. Idle keep-alive sockets close after 5 s: a proxy in front must use a shorter idle timeout. Headers above
+ * 16 KiB get 431 (an API request with a bearer key needs well under 1 KiB).
  */
 export const SOCKET_LIMITS = Object.freeze({
   headersTimeout: 10_000,
@@ -87,7 +89,13 @@ export async function startServer(
   const domainRegistry = await startDomainRegistry({ domains, recheck: check !== undefined, logger });
   // An outage is two log lines (down, back with the count refused), not one line with a stack per 503.
   const outageLog = createOutageLog({ logger, probe: (dependency) => service.probe(dependency) });
-  const overload = createOverloadGuard({ maxConcurrent: config.maxConcurrentRequests, shedLagMs: config.shedLagMs, logger });
+  const overload = createOverloadGuard({
+    maxConcurrent: config.maxConcurrentRequests,
+    shedLagMs: config.shedLagMs,
+    shedUtilization: config.shedUtilization,
+    logger,
+    metrics: observability.metrics,
+  });
   const handler = createHttpHandler(service.store, {
     publicUrl: config.publicUrl,
     stagingUrl: config.stagingUrl,
