@@ -43,7 +43,7 @@ export interface RunningServer {
   /** The custom domains in the database (`petstore domains …`), and this instance's view of them. */
   domains: DomainStore;
   domainRegistry: DomainRegistry;
-  /** A development key created because no key existed; shown once. */
+  /** A development key, created on the first start of an embedded database that never held a key; shown once. */
   developmentKey?: string;
   /**
    * Stops accepting connections; for `drainMs` answers requests on open connections with `Connection: close`;
@@ -78,7 +78,9 @@ export async function startServer(
     ...(options.clock ? { clock: options.clock } : {}),
   });
   let developmentKey: string | undefined;
-  if (options.createDevelopmentKey && (await service.store.apiKeys.countActive()) === 0) {
+  // Only for a first try on the embedded database: a fleet on PostgreSQL would print one working key per instance
+  // into its logs, and an operator who revokes every key in a leak must not find a new one printed at the restart.
+  if (options.createDevelopmentKey && !config.databaseUrl && !(await service.store.apiKeys.everHeldAKey())) {
     developmentKey = (await service.store.apiKeys.create({ plan: 'free', label: 'development' })).key;
   }
   if (service.database.pool) observability.watchPool(service.database.pool);
