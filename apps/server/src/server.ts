@@ -112,18 +112,26 @@ export async function startServer(
   const metricsServer =
     config.metricsPort === undefined
       ? undefined
-      : createServer((req, res) => {
+      : // The API port's socket limits: a slow or silent client holds no socket here either.
+        createServer(SOCKET_LIMITS, (req, res) => {
           if (!ask(req, res)) observability.serveMetrics(req, res);
         });
   let admin: AdminChannel | undefined;
   try {
     await listen(server, config.port, config.host);
-    if (metricsServer) await listen(metricsServer, config.metricsPort!, config.host);
+    // Loopback unless PETSTORE_METRICS_HOST says otherwise: HOST=0.0.0.0 does not make metrics public.
+    if (metricsServer) await listen(metricsServer, config.metricsPort!, config.metricsHost);
     // The key tool's way in while the service holds the embedded folder (see admin-channel.ts).
     const { backup } = service.database;
     if (config.dataDirIsFolder && backup) {
       const keys = { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage() };
-      admin = await openAdminChannel(config.dataDir, { keys, backup, domains, onDomainsChanged: domainRegistry.refresh });
+      const target = { keys, backup, domains, onDomainsChanged: domainRegistry.refresh };
+      // A place someone else holds (a shared XDG_RUNTIME_DIR) costs the key tool its way in, never the API.
+      admin = await openAdminChannel(config.dataDir, target, { runtimeDir: config.runtimeDir }).catch((error: unknown) => {
+        logger.warn({ err: error }, 'No admin channel: the key tool cannot reach this service while it runs');
+        return undefined;
+      });
+      for (const reason of admin?.refused ?? []) logger.warn({ reason }, 'Admin channel: a place was refused, the next one used');
     }
   } catch (error) {
     server.close();
