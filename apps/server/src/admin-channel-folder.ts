@@ -98,7 +98,7 @@ function trustedEntry(what: string, entry: { uid: number; mode: number }, owners
 export async function readTrustedToken(place: AdminChannelFolder, dataDir: string): Promise<string> {
   const owners = new Set([0, ownUid(), (await stat(dataDir)).uid]);
   const folder = await lstat(place.folder);
-  if (!folder.isDirectory()) throw new Error('its folder is not a folder');
+  if (!folder.isDirectory()) throw new Error(folder.isSymbolicLink() ? 'its folder is a symbolic link' : 'its folder is not a folder');
   trustedEntry('folder', folder, owners, true);
   const socket = await lstat(place.socketPath);
   if (!socket.isSocket()) throw new Error('its socket is not a socket');
