@@ -35,12 +35,12 @@ export async function adminChannelFolders(dataDir: string, runtimeDir?: string):
 
 const ownUid = () => process.getuid?.() ?? -1;
 
-/** The error of opening a path without following links, in words. */
-function inWords(error: unknown): Error {
+/** The error of opening a path without following links, in words (Linux says ENOTDIR for a link to a folder). */
+async function inWords(path: string, error: unknown): Promise<Error> {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ELOOP') return new Error('it is a symbolic link');
-  if (code === 'ENOTDIR') return new Error('it is not a folder');
-  return error as Error;
+  if (code !== 'ELOOP' && code !== 'ENOTDIR') return error as Error;
+  const link = await lstat(path).then((stats) => stats.isSymbolicLink(), () => false);
+  return new Error(link ? 'it is a symbolic link' : 'it is not a folder');
 }
 
 /**
@@ -55,8 +55,8 @@ export async function preparePrivateFolder(place: AdminChannelFolder): Promise<v
   await mkdir(place.folder, { mode: 0o700 }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   });
-  const handle = await open(place.folder, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch((error: unknown) => {
-    throw inWords(error);
+  const handle = await open(place.folder, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(async (error: unknown) => {
+    throw await inWords(place.folder, error);
   });
   try {
     const stats = await handle.stat();
@@ -103,8 +103,8 @@ export async function readTrustedToken(place: AdminChannelFolder, dataDir: strin
   const socket = await lstat(place.socketPath);
   if (!socket.isSocket()) throw new Error('its socket is not a socket');
   trustedEntry('socket', socket, owners, false);
-  const handle = await open(place.tokenPath, constants.O_RDONLY | constants.O_NOFOLLOW).catch((error: unknown) => {
-    throw inWords(error);
+  const handle = await open(place.tokenPath, constants.O_RDONLY | constants.O_NOFOLLOW).catch(async (error: unknown) => {
+    throw await inWords(place.tokenPath, error);
   });
   try {
     const token = await handle.stat();

@@ -40,7 +40,7 @@ describe('the admin channel when another local user squats its place', () => {
     for (const dir of [shared, dataDir, victim]) await rm(dir, { recursive: true, force: true });
   });
 
-  it('starts the service without writing through a planted link, and the key tool reaches it in the data folder', { timeout: 120_000 }, async () => {
+  it('starts the service without writing through a planted link, and the key tool reaches it in the data folder', { timeout: 300_000 }, async () => {
     const [runtime, inData] = await adminChannelFolders(dataDir, shared);
     await symlink(victim, runtime!.folder);
     await lchown(runtime!.folder, NOBODY, NOBODY);
@@ -66,7 +66,7 @@ describe('the admin channel when another local user squats its place', () => {
     }
   });
 
-  it('never sends a squatted channel its token nor believes its answers: revoke and create reach the real database', { timeout: 120_000 }, async () => {
+  it('never sends a squatted channel its token nor believes its answers: revoke and create reach the real database', { timeout: 300_000 }, async () => {
     const [runtime] = await adminChannelFolders(dataDir, shared);
     await mkdir(runtime!.folder, { mode: 0o755 });
     await new Promise<void>((resolve) => fake.listen(runtime!.socketPath, resolve));
@@ -107,7 +107,7 @@ describe('the admin channel when another local user squats its place', () => {
     }
   });
 
-  it('takes over the stale socket and token of a service that was killed', { timeout: 120_000 }, async () => {
+  it('takes over the stale socket and token of a service that was killed', { timeout: 300_000 }, async () => {
     const own = { PETSTORE_DATA_DIR: dataDir };
     const killed = await startProcess(own);
     expect(await killed.stop('SIGKILL')).toBe(null);
