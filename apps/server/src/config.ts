@@ -2,6 +2,7 @@ import { PLAN_NAMES, isWellFormedApiKey, type PlanName } from '@petstore/core';
 import type { ConfiguredApiKey, CorsOrigins, HostRedirect, TrustProxy } from '@petstore/embed';
 import { compileTrust } from '@petstore/http';
 import { isIP } from 'node:net';
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 
 const integer = (min: number, max: number) =>
@@ -166,6 +167,11 @@ const Environment = z.object({
   PETSTORE_REDIRECTS: z.preprocess(unsetIfEmpty, z.string().transform(parseRedirects).default([])),
   PETSTORE_CORS_ORIGINS: z.preprocess(unsetIfEmpty, z.string().transform(parseCorsOrigins).default('*')),
   PETSTORE_METRICS_PORT: z.preprocess(unsetIfEmpty, integer(0, 65535).optional()),
+  // Not HOST: an API on 0.0.0.0 keeps its metrics (and the certificate ask) on loopback unless told otherwise.
+  PETSTORE_METRICS_HOST: z.preprocess(unsetIfEmpty, z.string().trim().min(1).default('127.0.0.1')),
+  // The user's private runtime folder (systemd's /run/user/UID), for the admin channel; the XDG rule: a relative
+  // path is ignored.
+  XDG_RUNTIME_DIR: z.preprocess(unsetIfEmpty, z.string().optional()),
   PETSTORE_PLATFORM_HOST: z.preprocess(
     unsetIfEmpty,
     z
@@ -223,8 +229,12 @@ function toConfig(env: z.output<typeof Environment>) {
     redirects: env.PETSTORE_REDIRECTS,
     /** Origins allowed to call from a browser: `*`, `false`, or a list. */
     corsOrigins: env.PETSTORE_CORS_ORIGINS,
-    /** Port of the metrics listener on HOST; undefined: no metrics listener. */
+    /** Port of the metrics listener; undefined: no metrics listener. */
     metricsPort: env.PETSTORE_METRICS_PORT,
+    /** Address of the metrics listener: loopback unless told, whatever HOST is. */
+    metricsHost: env.PETSTORE_METRICS_HOST,
+    /** Where the admin channel's private folder goes first (`$XDG_RUNTIME_DIR`); else it is under the data folder. */
+    runtimeDir: env.XDG_RUNTIME_DIR !== undefined && isAbsolute(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : undefined,
     /** The host custom domains must point at (CNAME, or ALIAS/ANAME at the apex); undefined: domains cannot be verified. */
     platformHost: env.PETSTORE_PLATFORM_HOST,
     /** Resolvers for verifying custom domains (`ip` or `ip:port`); empty: the system's. */

@@ -15,6 +15,7 @@ export { requestId } from './request-id.js';
 export { splitTarget, type RequestTarget } from './request-target.js';
 export { readJsonBody, isJsonMediaType, BODY_LIMIT, BODY_TIMEOUT_MS } from './read-json-body.js';
 export { responseHeaders, type Links } from './response-headers.js';
+export { ANSWER_HEADERS, withAnswerHeaders } from './answer-headers.js';
 export { jsonResponse, errorResponse, resourceResponse, JSON_CONTENT_TYPE } from './respond.js';
 export { createJsonText } from './json-text.js';
 export { requestLine, usesPinoFastPath, PINO_VERSIONS_CHECKED, type PetStoreLogger, type RequestEntry } from './telemetry/request-line.js';
