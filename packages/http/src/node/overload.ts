@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { PetStoreError, type PetStoreMetrics } from '@petstore/core';
+import { ANSWER_HEADERS } from '../answer-headers.js';
 import { JSON_CONTENT_TYPE } from '../respond.js';
 import type { PetStoreLogger } from '../telemetry/request-line.js';
 import { createEventLoopLoad, type EventLoopLoad } from './event-loop-load.js';
@@ -39,11 +40,10 @@ export type ShedReason = 'requests in flight' | 'event-loop delay' | 'event-loop
 
 const SHED_BODY = JSON.stringify(new PetStoreError('unavailable').toBody());
 const SHED_HEADERS = Object.freeze({
+  ...ANSWER_HEADERS,
   'content-type': JSON_CONTENT_TYPE,
   'content-length': String(SHED_BODY.length),
   'retry-after': '1',
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
 });
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
