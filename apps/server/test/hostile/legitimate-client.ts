@@ -7,12 +7,13 @@ export const ENTERPRISE_KEY = 'hostile-enterprise-key-0123456789';
 export const ENTERPRISE_ENTRY = `${ENTERPRISE_KEY}:enterprise:100000000:1000000000`;
 
 /**
- * A legitimate client beside an attack: two keep-alive connections with the enterprise key, listing and creating
- * one request after another until stopped.
+ * A legitimate client beside an attack: two keep-alive connections with the enterprise key, listing and (a fifth of
+ * the time, unless `createShare` says otherwise: 0 when a write would clear what the attack fills) creating, one
+ * request after another until stopped.
  * @example const client = startLegitimateClient(server.url); …attack…; expectServed(await client.stop())
  */
-export function startLegitimateClient(url: string) {
-  return startLoad({ url, key: ENTERPRISE_KEY, clients: 2, createShare: 0.2, timeoutMs: 5_000 });
+export function startLegitimateClient(url: string, { createShare = 0.2 } = {}) {
+  return startLoad({ url, key: ENTERPRISE_KEY, clients: 2, createShare, timeoutMs: 5_000 });
 }
 
 /**

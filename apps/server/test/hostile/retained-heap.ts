@@ -40,20 +40,3 @@ export async function flood(count: number, workers: number, send: (i: number) =>
   );
   return statuses;
 }
-
-/**
- * A legitimate client calling `send` until `stop` settles, one request at a time; answers every status it got.
- * @example const served = servedThroughout(() => fetch(url, { headers }), attack)
- */
-export async function servedThroughout(send: () => Promise<Response>, stop: Promise<unknown>): Promise<number[]> {
-  let done = false;
-  const end = () => (done = true);
-  stop.then(end, end);
-  const statuses: number[] = [];
-  do {
-    const response = await send();
-    await response.arrayBuffer();
-    statuses.push(response.status);
-  } while (!done);
-  return statuses;
-}
