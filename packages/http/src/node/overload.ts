@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PetStoreError } from '@petstore/core';
+import { PetStoreError, type PetStoreMetrics } from '@petstore/core';
 import { JSON_CONTENT_TYPE } from '../respond.js';
 import type { PetStoreLogger } from '../telemetry/request-line.js';
 
@@ -16,6 +16,8 @@ export interface OverloadOptions {
    * refused), since refused requests skip the request log.
    */
   logger?: Pick<PetStoreLogger, 'warn'> | undefined;
+  /** Told of each request refused (503, reason `overloaded`), which never reaches the handler's own count. */
+  metrics?: Pick<PetStoreMetrics, 'requestServed'> | undefined;
   /** The base path the handler is mounted under, so its health checks are never shed. Default ''. */
   basePath?: string | undefined;
 }
@@ -32,7 +34,7 @@ const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * @example const overload = createOverloadGuard({ maxConcurrent: 64, shedLagMs: 0 }); createHttpHandler(store, { overload })
  */
 export function createOverloadGuard(options: OverloadOptions) {
-  const { maxConcurrent, shedLagMs, sampleEveryMs = 50, logger } = options;
+  const { maxConcurrent, shedLagMs, sampleEveryMs = 50, logger, metrics } = options;
   const healthCheck = new RegExp(`^${escaped(options.basePath?.replace(/\/+$/, '') ?? '')}/(healthz|livez)(\\?|$)`);
   const isHealthCheck = (url = '') => healthCheck.test(url);
   let inFlight = 0;
@@ -84,6 +86,8 @@ export function createOverloadGuard(options: OverloadOptions) {
           'cache-control': 'no-store',
         });
         res.end(SHED_BODY);
+        // Answered before any route is matched: counted apart, so a dashboard sees shedding beside outages.
+        metrics?.requestServed?.({ method: req.method ?? 'GET', route: 'unmatched', status: 503, seconds: 0, reason: 'overloaded' });
         return false;
       }
       inFlight += 1;
