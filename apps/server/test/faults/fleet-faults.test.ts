@@ -28,6 +28,8 @@ interface Figures {
   /** No answer, or one that is not the service's JSON (a proxy's HTML page, a reset). */
   malformed: number;
   stalls: number;
+  /** The share of answers over 100 ms in the second of load before the fault: what the busy machine costs anyway. */
+  stallsBeforePercent: number;
   /** The most failed requests of any one client (one keep-alive connection at a time). */
   worstClient: number;
   p99Ms: number;
@@ -44,7 +46,8 @@ const isJson = (o: Outcome) => {
 };
 const ok = (o: Outcome) => o.status >= 200 && o.status < 300;
 
-function figures(outcomes: Outcome[]): Figures {
+function figures(outcomes: Outcome[], faultAt: number): Figures {
+  const before = outcomes.filter((o) => o.endedAt < faultAt);
   const perClient = new Map<number, number>();
   for (const o of outcomes) if (!ok(o)) perClient.set(o.client!, (perClient.get(o.client!) ?? 0) + 1);
   const times = outcomes.map((o) => o.endedAt - o.sentAt).sort((a, b) => a - b);
@@ -53,12 +56,13 @@ function figures(outcomes: Outcome[]): Figures {
     failed: outcomes.filter((o) => !ok(o)).length,
     malformed: outcomes.filter((o) => !isJson(o)).length,
     stalls: times.filter((ms) => ms > STALL_MS).length,
+    stallsBeforePercent: Math.round((100 * before.filter((o) => o.endedAt - o.sentAt > STALL_MS).length) / Math.max(1, before.length)),
     worstClient: Math.max(0, ...perClient.values()),
     p99Ms: times[Math.floor(times.length * 0.99)] ?? 0,
   };
 }
 
-const measured: Record<string, Figures & { firstSuccessMs?: number }> = {};
+const measured: Record<string, Figures & { firstSuccessMs?: number; exitMs?: number[] }> = {};
 
 describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instances → PgBouncer → PostgreSQL with the Redis limiter, under faults', () => {
   let postgres: ThrowawayPostgres;
@@ -72,15 +76,16 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
   const base = () => `https://127.0.0.1:${balancer.port}`;
 
   const start = (port: number) => startProcess({ ...env, PORT: String(port) });
-  /** Runs the clients through HAProxy while `during` breaks something; answers what they saw. */
-  async function underLoad(during: (load: Load) => Promise<void>): Promise<Outcome[]> {
+  /** Runs the clients through HAProxy while `during` breaks something; answers what they saw and when it began. */
+  async function underLoad(during: (load: Load) => Promise<void>): Promise<[Outcome[], number]> {
     const load = startLoad({ url: base(), key, clients: CLIENTS, createShare: 0.5, timeoutMs: 15_000, connectionPerClient: true });
     await sleep(1_000);
+    const faultAt = Date.now();
     await during(load);
     await sleep(1_000);
     const outcomes = await load.stop();
     for (const o of outcomes) if (o.kind === 'create' && o.status === 201) acknowledged.push((JSON.parse(o.body) as { id: number }).id);
-    return outcomes;
+    return [outcomes, faultAt];
   }
 
   beforeAll(async () => {
@@ -110,11 +115,11 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
   });
 
   it('loses at most one request per client connection when one instance of three is killed (kill -9)', { timeout: 90_000 }, async () => {
-    const outcomes = await underLoad(async () => {
+    const [outcomes, faultAt] = await underLoad(async () => {
       await instances[1]!.stop('SIGKILL');
       await sleep(3_000);
     });
-    const seen = (measured['kill -9'] = figures(outcomes));
+    const seen = (measured['kill -9'] = figures(outcomes, faultAt));
     expect(seen.requests).toBeGreaterThan(100);
     expect(seen.worstClient, JSON.stringify(seen)).toBeLessThanOrEqual(1);
     expect(outcomes.filter((o) => !isJson(o)).map((o) => [o.status, o.error, o.body.slice(0, 80)])).toEqual([]);
@@ -124,16 +129,19 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
   it('fails no request during a rolling restart (SIGTERM, start, next)', { timeout: 120_000 }, async () => {
     // What the rolling restart in docs/deploying.md says: wait for /livez, then a second for HAProxy's two checks.
     await sleep(1_500);
-    const outcomes = await underLoad(async () => {
+    const exitMs: number[] = [];
+    const [outcomes, faultAt] = await underLoad(async () => {
       for (let i = 0; i < instances.length; i++) {
+        const signalled = Date.now();
         const code = await instances[i]!.stop('SIGTERM');
+        exitMs.push(Date.now() - signalled);
         expect(code).toBe(0);
         instances[i] = await start(ports[i]!);
         await expect.poll(async () => (await send({ url: instances[i]!.url, method: 'GET', path: '/livez' })).status).toBe(200);
         await sleep(1_000);
       }
     });
-    const seen = (measured['rolling restart'] = figures(outcomes));
+    const seen = (measured['rolling restart'] = { ...figures(outcomes, faultAt), exitMs });
     expect(seen.requests).toBeGreaterThan(100);
     expect(outcomes.filter((o) => !ok(o)).map((o) => [o.client, o.status, o.error, o.body.slice(0, 80)])).toEqual([]);
   });
@@ -141,7 +149,7 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
   it('answers JSON 503s while PostgreSQL is stopped for 5 s behind PgBouncer, and the first 2xx within 2 s of its return', { timeout: 90_000 }, async () => {
     let startedAt = 0;
     let health: { status: number; body: string } | undefined;
-    const outcomes = await underLoad(async () => {
+    const [outcomes, faultAt] = await underLoad(async () => {
       await postgres.stop('fast');
       await sleep(4_000);
       health = await send({ url: base(), method: 'GET', path: '/healthz' });
@@ -151,7 +159,7 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
       await sleep(RECOVERY_BOUND_MS + 1_000);
     });
     const firstSuccess = outcomes.filter((o) => ok(o) && o.endedAt >= startedAt).reduce((first, o) => Math.min(first, o.endedAt), Infinity);
-    const seen = (measured['PostgreSQL stopped 5 s'] = { ...figures(outcomes), firstSuccessMs: firstSuccess - startedAt });
+    const seen = (measured['PostgreSQL stopped 5 s'] = { ...figures(outcomes, faultAt), firstSuccessMs: firstSuccess - startedAt });
     expect(outcomes.filter((o) => !isJson(o)).map((o) => [o.status, o.error, o.body.slice(0, 80)])).toEqual([]);
     expect(outcomes.filter((o) => !ok(o)).every((o) => o.status === 503 && JSON.parse(o.body).code === 'unavailable')).toBe(true);
     expect(seen.failed).toBeGreaterThan(0);
@@ -163,7 +171,7 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
   it('answers JSON 503s while Redis is stopped for 10 s, naming it in /healthz, and serves again when it returns', { timeout: 90_000 }, async () => {
     let startedAt = 0;
     let health: { status: number; body: string } | undefined;
-    const outcomes = await underLoad(async () => {
+    const [outcomes, faultAt] = await underLoad(async () => {
       await redis.stop();
       await sleep(5_000);
       health = await send({ url: base(), method: 'GET', path: '/healthz' });
@@ -173,7 +181,7 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
       await sleep(RECOVERY_BOUND_MS + 1_000);
     });
     const firstSuccess = outcomes.filter((o) => ok(o) && o.endedAt >= startedAt).reduce((first, o) => Math.min(first, o.endedAt), Infinity);
-    const seen = (measured['Redis stopped 10 s'] = { ...figures(outcomes), firstSuccessMs: firstSuccess - startedAt });
+    const seen = (measured['Redis stopped 10 s'] = { ...figures(outcomes, faultAt), firstSuccessMs: firstSuccess - startedAt });
     expect(outcomes.filter((o) => !isJson(o)).map((o) => [o.status, o.error, o.body.slice(0, 80)])).toEqual([]);
     expect(outcomes.filter((o) => !ok(o)).every((o) => o.status === 503 && JSON.parse(o.body).code === 'unavailable')).toBe(true);
     expect(seen.failed).toBeGreaterThan(0);
