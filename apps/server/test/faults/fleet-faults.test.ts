@@ -14,7 +14,7 @@ const unsupported = process.env.CI
 if (unsupported) console.warn(`skipping the fleet fault tests: ${unsupported}`);
 
 const key = 'fleet-fault-key-0123456789';
-const CLIENTS = 12;
+const CLIENTS = 8;
 /** An answer slower than this is a stall. */
 const STALL_MS = 100;
 /** DECISIONS "Operating it": after PostgreSQL accepts connections again, the first 2xx within this bound. */
@@ -65,7 +65,7 @@ function figures(outcomes: Outcome[], faultAt: number): Figures {
   };
 }
 
-const measured: Record<string, Figures & { firstSuccessMs?: number; exitMs?: number[] }> = {};
+const measured: Record<string, Figures & { firstSuccessMs?: number; firstSuccessTookMs?: number | undefined; exitMs?: number[] }> = {};
 
 describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instances → PgBouncer → PostgreSQL with the Redis limiter, under faults', () => {
   let postgres: ThrowawayPostgres;
@@ -78,7 +78,9 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
   const acknowledged: number[] = [];
   const base = () => `https://127.0.0.1:${balancer.port}`;
 
-  const start = (port: number) => startProcess({ ...env, PORT: String(port) });
+  // Under load from the other instances and the clients, a start on a busy 2-core machine can take long; what is
+  // measured is what clients see meanwhile, not how fast a process starts.
+  const start = (port: number) => startProcess({ ...env, PORT: String(port) }, [], 90_000);
   /** Runs the clients through HAProxy while `during` breaks something; answers what they saw and when it began. */
   async function underLoad(during: (load: Load) => Promise<void>): Promise<[Outcome[], number]> {
     const load = startLoad({ url: base(), key, clients: CLIENTS, createShare: 0.5, timeoutMs: 15_000, connectionPerClient: true });
@@ -163,8 +165,9 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
       startedAt = Date.now();
       await sleep(RECOVERY_BOUND_MS + 1_000);
     });
-    const firstSuccess = outcomes.filter((o) => ok(o) && o.endedAt >= startedAt).reduce((first, o) => Math.min(first, o.endedAt), Infinity);
-    const seen = (measured['PostgreSQL stopped 5 s'] = { ...figures(outcomes, faultAt), firstSuccessMs: firstSuccess - startedAt });
+    const first = outcomes.filter((o) => ok(o) && o.endedAt >= startedAt).sort((a, b) => a.endedAt - b.endedAt)[0];
+    const firstSuccess = first?.endedAt ?? Infinity;
+    const seen = (measured['PostgreSQL stopped 5 s'] = { ...figures(outcomes, faultAt), firstSuccessMs: firstSuccess - startedAt, firstSuccessTookMs: first ? first.endedAt - first.sentAt : undefined });
     expect(outcomes.filter((o) => !isJson(o)).map((o) => [o.status, o.error, o.body.slice(0, 80)])).toEqual([]);
     expect(outcomes.filter((o) => !ok(o)).every((o) => o.status === 503 && JSON.parse(o.body).code === 'unavailable')).toBe(true);
     expect(seen.failed).toBeGreaterThan(0);
@@ -185,8 +188,9 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
       startedAt = Date.now();
       await sleep(RECOVERY_BOUND_MS + 1_000);
     });
-    const firstSuccess = outcomes.filter((o) => ok(o) && o.endedAt >= startedAt).reduce((first, o) => Math.min(first, o.endedAt), Infinity);
-    const seen = (measured['Redis stopped 10 s'] = { ...figures(outcomes, faultAt), firstSuccessMs: firstSuccess - startedAt });
+    const first = outcomes.filter((o) => ok(o) && o.endedAt >= startedAt).sort((a, b) => a.endedAt - b.endedAt)[0];
+    const firstSuccess = first?.endedAt ?? Infinity;
+    const seen = (measured['Redis stopped 10 s'] = { ...figures(outcomes, faultAt), firstSuccessMs: firstSuccess - startedAt, firstSuccessTookMs: first ? first.endedAt - first.sentAt : undefined });
     expect(outcomes.filter((o) => !isJson(o)).map((o) => [o.status, o.error, o.body.slice(0, 80)])).toEqual([]);
     expect(outcomes.filter((o) => !ok(o)).every((o) => o.status === 503 && JSON.parse(o.body).code === 'unavailable')).toBe(true);
     expect(seen.failed).toBeGreaterThan(0);
