@@ -30,7 +30,11 @@ export async function startProcess(env: Record<string, string>, nodeArgs: string
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), startTimeoutMs);
+    const timer = setTimeout(() => {
+      // Nothing a test started may outlive it.
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${out}\n${err}`));
+    }, startTimeoutMs);
     const check = () => {
       const match = /"url":"(http:\/\/[^"]+)"/.exec(out);
       if (match) {
