@@ -215,4 +215,16 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
       await client.end();
     }
   });
+
+  it('answers its own JSON 503 with Retry-After once no instance is left', { timeout: 30_000 }, async () => {
+    await Promise.all(instances.map((instance) => instance.stop('SIGKILL')));
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await send({ url: base(), method: 'GET', path: '/v1/pets', headers: { authorization: `Bearer ${key}` } }));
+    for (const answer of answers) {
+      expect(answer.status).toBe(503);
+      expect(answer.headers?.['content-type']).toBe('application/json');
+      expect(answer.headers?.['retry-after']).toBe('1');
+      expect(JSON.parse(answer.body)).toEqual({ code: 'unavailable', message: 'The service is temporarily unavailable.', status: 503 });
+    }
+  });
 });
