@@ -55,7 +55,7 @@ export interface RunningServer {
 }
 
 /**
- * Opens the store and serves it on one port: `/v1`, `/trpc`, `/v1/openapi.json`, `/v1/docs`, `/healthz`.
+ * Opens the store and serves it on one port: `/v1`, `/trpc`, `/v1/openapi.json`, `/v1/docs`, `/healthz`, `/livez`.
  * @example const running = await startServer(loadConfig(process.env)); await running.close()
  */
 export async function startServer(
@@ -74,6 +74,8 @@ export async function startServer(
     rateLimitStore: config.rateLimitStore,
     redisUrl: config.redisUrl,
     redisKeyPrefix: config.redisKeyPrefix,
+    // A fleet restarted during a Redis outage comes back serving 503 (and /healthz naming Redis) until Redis returns.
+    onRedisUnreachable: (error) => logger.error({ dependency: 'redis', cause: error.message }, 'redis unavailable at start: answering 503 until it returns'),
     quota: config.quota,
     metrics: observability.metrics,
     tracerProvider,
@@ -86,6 +88,7 @@ export async function startServer(
     developmentKey = (await service.store.apiKeys.create({ plan: 'free', label: 'development' })).key;
   }
   if (service.database.pool) observability.watchPool(service.database.pool);
+  observability.watchDependencies(service.dependencies);
   const check = config.platformHost ? createDnsCheck({ platformHost: config.platformHost, servers: config.dnsServers }) : undefined;
   const domains = createDomainStore(service.database.db, { check, ...(options.clock ? { clock: options.clock } : {}) });
   const domainRegistry = await startDomainRegistry({ domains, recheck: check !== undefined, logger });
@@ -105,6 +108,7 @@ export async function startServer(
     redirects: config.redirects,
     domains: domainRegistry.current,
     cors: config.corsOrigins,
+    dependencies: service.dependencies,
     // The service's own server writes each turn's responses together (measured: fewer client wake-ups under load).
     writeAtTurnEnd: true,
     // Request lines, fault lines (an outage as two lines), metrics and load shedding: the package's, turned on.

@@ -67,6 +67,6 @@ export {
   type DomainState,
   type DomainHostsSnapshot,
 } from './domains/domain-store.js';
-export { countedInto, type PetStoreMetrics } from './telemetry/metrics.js';
+export { countedInto, type PetStoreMetrics, type UnavailableReason } from './telemetry/metrics.js';
 export { STORE_TRACER_NAME, type TracerProviderLike } from './telemetry/tracer-provider.js';
 export { loadOptional } from './optional-package.js';

@@ -103,7 +103,7 @@ describe.each(testDatabases)('hosts mounting the store under /petstore on $name'
       expect(await (await fetch(`${root}/petstore/extra`)).json()).toEqual({ host: 'extra' });
       const unknown = await fetch(`${root}/petstore/v1/orders`);
       expect({ status: unknown.status, body: await unknown.json() }).toEqual({ status: 404, body: { host: 'not found' } });
-      expect(await (await fetch(`${root}/petstore/healthz`)).json()).toEqual({ status: 'ok' });
+      expect(await (await fetch(`${root}/petstore/healthz`)).json()).toEqual({ status: 'ok', checks: { database: 'ok' } });
     } finally {
       await close(server);
     }

@@ -66,6 +66,12 @@ export interface OpenPetStoreOptions extends DatabaseOptions {
   redisUrl?: string | undefined;
   /** Prefix of the counters' Redis keys, for deployments that share one Redis. Default `petstore`. */
   redisKeyPrefix?: string | undefined;
+  /**
+   * With the `redis` store: told why when Redis cannot be reached at opening, and the store opens all the same,
+   * answering 503 `unavailable` to counted requests until Redis returns (the client reconnects by itself). Without
+   * it, opening throws.
+   */
+  onRedisUnreachable?: ((error: Error) => void) | undefined;
   /** Ban threshold and duration, per-address limit. */
   quota?: QuotaOptions;
   /** Told of every counted request (for logs and metrics). */
@@ -85,6 +91,12 @@ export interface OpenPetStore {
    * @example if (!(await service.probe('redis'))) log('still down')
    */
   probe(dependency: string): Promise<boolean>;
+  /**
+   * What every request needs, by name, each with its check: `database`, and `redis` with the redis store. Give it to
+   * the handler (`dependencies`) so `/healthz` checks them all.
+   * @example createHttpHandler(service.store, { dependencies: service.dependencies })
+   */
+  readonly dependencies: Readonly<Record<string, () => Promise<boolean>>>;
   /** Closes the quota store, its Redis client and the database it opened (a host's pool or Kysely stays open). */
   close(): Promise<void>;
 }
@@ -112,7 +124,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
     if (storeKind === 'postgres' && !statements) {
       throw new Error('The postgres rate-limit store needs PostgreSQL (DATABASE_URL); the embedded database uses "memory".');
     }
-    redis = storeKind === 'redis' ? await openRedis(options.redisUrl!) : undefined;
+    redis = storeKind === 'redis' ? await openRedis(options.redisUrl!, { onUnreachable: options.onRedisUnreachable }) : undefined;
     const quota =
       storeKind === 'none'
         ? undefined
@@ -137,12 +149,18 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
     for (const { key, plan, limits } of options.apiKeys ?? []) {
       await store.apiKeys.ensure(key, { plan, ...(limits ? { limits } : {}) });
     }
+    const client = redis;
+    const isDatabaseHealthy = () => store.isHealthy();
+    const dependencies: Record<string, () => Promise<boolean>> = { database: isDatabaseHealthy };
+    if (client) dependencies.redis = () => client.ping().then(() => true, () => false);
+    Object.freeze(dependencies);
     return {
       store,
       database,
+      dependencies,
       async probe(dependency) {
         if (dependency !== 'redis') return store.isHealthy();
-        return redis ? redis.ping().then(() => true, () => false) : false;
+        return client ? client.ping().then(() => true, () => false) : false;
       },
       async close() {
         await store.close().catch(() => {});

@@ -1,4 +1,4 @@
-import { PetStoreError, toPetStoreError, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
+import { PetStoreError, toPetStoreError, unavailableDependency, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
 import { withAnswerHeaders } from './answer-headers.js';
 import type { CallResult, Codec, CodecMatch } from './codec.js';
 import { createCors, type CorsOrigins } from './cors.js';
@@ -102,6 +102,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const failed = (error: unknown, ctx: RequestContext) => {
     const failure = toPetStoreError(error);
     if (failure.meta.keyId !== undefined) ctx.keyId = failure.meta.keyId;
+    if (failure.code === 'unavailable') ctx.unavailable ??= unavailableDependency(failure) === 'redis' ? 'redis' : 'database';
     // A fault gets a line with its cause; a client's mistake is in the request line already.
     if (failure.status >= 500 && logger && !outageLog?.failed(failure)) {
       const { requestId: reqId, method, route } = ctx;
@@ -196,7 +197,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const status = result !== 'answered' ? result.status : request.raw && 'node' in request.raw ? request.raw.node.res.statusCode : 200;
     if (t) tracing!.end(t, request, ctx, status);
     const ms = performance.now() - started;
-    requestServed?.({ method: ctx.method, route: ctx.route, status, seconds: ms / 1000 });
+    if (requestServed) {
+      const served = { method: ctx.method, route: ctx.route, status, seconds: ms / 1000 };
+      requestServed(status === 503 && ctx.unavailable ? { ...served, reason: ctx.unavailable } : served);
+    }
     logRequest?.({ reqId: ctx.requestId, method: ctx.method, route: ctx.route, status, durationMs: Math.round(ms * 100) / 100, keyId: ctx.keyId });
   }
 

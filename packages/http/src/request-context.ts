@@ -1,4 +1,4 @@
-import { PetStoreError } from '@petstore/core';
+import { PetStoreError, type UnavailableReason } from '@petstore/core';
 import { bearerToken } from './bearer-token.js';
 import { hostName, wellFormedHost } from './host.js';
 import { createLinkBase, customDomainBases, type Arrival, type PublishedAt } from './own-hosts.js';
@@ -40,6 +40,8 @@ export interface RequestContext {
   route: string;
   /** The API key the core verified the request as, for logs. */
   keyId: number | undefined;
+  /** Why the request was answered 503 `unavailable` (the dependency that could not be reached), for metrics. */
+  unavailable: UnavailableReason | undefined;
 }
 
 /** The HTTP edge: one place for the trust rules, shared by every codec and adapter. */
@@ -143,6 +145,7 @@ export function createEdge(options: EdgeOptions = {}): Edge {
       linkBase: (basePath) => linkBase({ scheme, host, local: localOf(request) }, basePath),
       route: 'unmatched',
       keyId: undefined,
+      unavailable: undefined,
     };
   }
 
