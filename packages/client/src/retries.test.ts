@@ -6,7 +6,7 @@ import { sharedClock } from './testing/service.js';
 const pet = { id: 1, name: 'Rex', categoryId: 1, status: 'available' };
 const refused = (status: number, code: string, retryAfter?: string) => ({
   status,
-  headers: retryAfter === undefined ? {} : { 'retry-after': retryAfter },
+  headers: (retryAfter === undefined ? {} : { 'retry-after': retryAfter }) as Record<string, string>,
   body: errorBody(status, code),
 });
 
