@@ -153,6 +153,16 @@ describe('retries against a server that answers 429 and 503', () => {
     expect(new Set(keys).size).toBe(1);
   });
 
+  it('retries a 409 that says the first request with the key still runs, after its Retry-After', async () => {
+    const running = { status: 409, headers: { 'retry-after': '1' }, body: errorBody(409, 'idempotency_key_reused') };
+    const server = await serve(running, { status: 201, headers: { 'idempotent-replayed': 'true' }, body: pet });
+    const clock = sharedClock();
+    const petstore = createClient({ baseUrl: server.base, clock });
+    expect(await petstore.createPet({ name: 'Rex', categoryId: 1 }, { idempotencyKey: 'shared-17' })).toEqual(pet);
+    expect(clock.waits).toEqual([1_000]);
+    expect(server.requests.map((request) => request.headers['idempotency-key'])).toEqual(['shared-17', 'shared-17']);
+  });
+
   it('holds every call of the client while a 429 waits, and sends them once the window has ended', async () => {
     const server = await serve(refused(429, 'rate_limited', '1'), { status: 200, body: [] });
     const petstore = createClient({ baseUrl: server.base });

@@ -13,7 +13,8 @@ export interface Refusal {
 /**
  * How long to wait before retrying a refused attempt, or undefined when it must not be retried: a 429
  * `rate_limited` waits its `Retry-After` (and closes the gate for every call until then), a 503 its `Retry-After` or
- * a backoff, and a 409 `idempotency_key_reused` after an attempt that got no answer (it is still running) a backoff.
+ * a backoff, and a 409 `idempotency_key_reused` whose first request still runs (it says `Retry-After`, or an attempt
+ * of ours got no answer) its `Retry-After` or a backoff.
  * `api_key_banned` and every other answer are final.
  * @example const wait = retryWait({ status: 503, code: 'unavailable', retryAfter: 1 }, 0, false, gate) // 1000
  */
@@ -25,7 +26,11 @@ export function retryWait(refusal: Refusal, attempt: number, unanswered: boolean
     return banned ? undefined : (retryAfterMs ?? fullJitterBackoff(attempt));
   }
   if (refusal.status === 503) return retryAfterMs ?? fullJitterBackoff(attempt);
-  if (refusal.status === 409 && refusal.code === 'idempotency_key_reused' && unanswered) return fullJitterBackoff(attempt);
+  // The same key while its first request runs: the service says when to come back; after an attempt whose answer
+  // was lost, that first request may be our own even without it.
+  if (refusal.status === 409 && refusal.code === 'idempotency_key_reused' && (retryAfterMs !== undefined || unanswered)) {
+    return retryAfterMs ?? fullJitterBackoff(attempt);
+  }
   return undefined;
 }
 
