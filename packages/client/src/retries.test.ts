@@ -81,7 +81,7 @@ describe('retries against a server that answers 429 and 503', () => {
   });
 
   it.each([
-    ['api_key_banned', refused(429, 'api_key_banned', '900')],
+    ['api_key_banned, even when its ban ends soon', refused(429, 'api_key_banned', '1')],
     ['a 400 invalid_request', refused(400, 'invalid_request')],
     ['a 401', refused(401, 'invalid_api_key')],
     ['a 404', refused(404, 'not_found')],
