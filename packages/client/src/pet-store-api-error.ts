@@ -80,6 +80,6 @@ export function errorFromResponse(response: Response, text: string, now: number)
     : new PetStoreApiError({
         ...common,
         code: 'unexpected_response',
-        message: `The service answered ${response.status} ${response.statusText} without an Error body.`.replace('  ', ' '),
+        message: `The service answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''} without an Error body.`,
       });
 }

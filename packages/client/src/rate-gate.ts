@@ -66,7 +66,8 @@ export function createRateGate({ maxConcurrency, clock }: { maxConcurrency: numb
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
       const onAbort = () => {
-        queue.splice(queue.indexOf(wake), 1);
+        const index = queue.indexOf(wake);
+        if (index >= 0) queue.splice(index, 1);
         reject(signal!.reason);
       };
       const wake = () => {

@@ -71,6 +71,15 @@ describe('retries against a server that answers 429 and 503', () => {
     expect(new Set(waits.map((share) => Math.floor(share * 4))).size).toBe(4); // every quarter of the range is drawn
   });
 
+  it('reads an answer without the Error body as unexpected_response, and retries a proxy’s bare 503', async () => {
+    const server = await serve({ status: 503, body: 'no server is available' }, { status: 502, body: 'bad gateway' });
+    const clock = sharedClock();
+    const error = await createClient({ baseUrl: server.base, clock }).listPets().catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'PetStoreApiError', code: 'unexpected_response', status: 502 });
+    expect(server.requests).toHaveLength(2);
+    expect(clock.waits).toHaveLength(1);
+  });
+
   it('gives up after maxRetries and throws the last answer', async () => {
     const server = await serve(refused(503, 'unavailable', '1'));
     const petstore = createClient({ baseUrl: server.base, clock: sharedClock(), maxRetries: 2 });
