@@ -21,11 +21,7 @@ export type OperationOutput<K extends OperationId> = z.output<Types<K>['output']
 
 /** The operations that answer a list and take a `cursor`: the ones `paginate` follows. */
 export type PageableOperationId = {
-  [K in OperationId]: OperationOutput<K> extends readonly unknown[]
-    ? OperationInput<K> extends { cursor?: string | undefined }
-      ? K
-      : never
-    : never;
+  [K in OperationId]: OperationOutput<K> extends readonly unknown[] ? ('cursor' extends keyof OperationInput<K> ? K : never) : never;
 }[OperationId];
 
 /** One item of a pageable operation's answer. */
