@@ -151,7 +151,7 @@ if (cd "$app" && npm install --no-audit --no-fund --no-package-lock --silent "ty
   before_kb=$(du -sk "$app/node_modules" | cut -f1) before_count=$(app_packages)
   if (cd "$app" && npm install --no-audit --no-fund --no-package-lock --silent "$work"/petstore-client-*.tgz); then
     added_kb=$(($(du -sk "$app/node_modules" | cut -f1) - before_kb)) added_count=$(($(app_packages) - before_count))
-    client_kb=$(du -sk "$app/node_modules/@petstore/client" | cut -f1)
+    client_kb=$(du -sk --apparent-size "$app/node_modules/@petstore/client" | cut -f1)
     echo "check-packages: @petstore/client installs $added_count packages, $((added_kb / 1024)) MB ($client_kb kB of it the client; the rest zod, for its types)"
     [ "$added_count" -le 3 ] || fail "@petstore/client installs $added_count packages (at most 3)"
     for unwanted in @petstore/core @petstore/http @petstore/rest @petstore/trpc @petstore/drivers @petstore/embed kysely rate-limiter-flexible @trpc/server; do
