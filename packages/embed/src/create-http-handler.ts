@@ -10,8 +10,9 @@ export interface HttpHandlerOptions extends HandlerOptions {
    */
   writeAtTurnEnd?: boolean | undefined;
   /**
-   * Load shedding (`createOverloadGuard({ maxConcurrent, shedLagMs, logger, basePath })`): past its limits a request
-   * gets 503 `unavailable` with `Retry-After: 1` at once; health checks never. Close it with the server.
+   * Load shedding (`createOverloadGuard({ maxConcurrent, shedLagMs, logger, basePath })`): while the process is
+   * overloaded as measured, or past its memory guard, a request gets 503 `unavailable` with `Retry-After: 1` at once;
+   * health checks never. `/livez` answers 503 while it says the process is wedged. Close it with the server.
    */
   overload?: NodeAdapterOptions['overload'];
 }
@@ -22,5 +23,7 @@ export interface HttpHandlerOptions extends HandlerOptions {
  * @example http.createServer(createHttpHandler(store, { publicUrl: 'https://api.example.com/v1' })).listen(3000)
  */
 export function createHttpHandler(store: PetStore, options: HttpHandlerOptions = {}): NodeHandler {
-  return toNodeHandler(createServicePipeline(store, options), { writeAtTurnEnd: options.writeAtTurnEnd, overload: options.overload });
+  const { overload } = options;
+  const live = overload?.live === undefined ? undefined : () => overload.live !== false;
+  return toNodeHandler(createServicePipeline(store, options, live), { writeAtTurnEnd: options.writeAtTurnEnd, overload });
 }

@@ -24,12 +24,15 @@ export interface HandlerOptions extends SurfaceOptions {
 
 const OK = JSON.stringify({ status: 'ok' });
 
+const WEDGED = 'The process refuses every request although it is not overloaded: restart it.';
+
 /**
  * The whole HTTP surface on the one pipeline: REST under `/v1` (with `openapi.json` and `/docs`), tRPC under `/trpc`,
- * `GET /healthz` (readiness: 200 while the database answers, 503 when it does not) and `GET /livez` (liveness).
+ * `GET /healthz` (readiness: 200 while the database answers, 503 when it does not) and `GET /livez` (liveness: 503
+ * while `live` says the process is wedged).
  * @example const pipeline = createServicePipeline(store, { basePath: '/petstore' })
  */
-export function createServicePipeline(store: PetStore, options: HandlerOptions = {}): Pipeline {
+export function createServicePipeline(store: PetStore, options: HandlerOptions = {}, live: () => boolean = () => true): Pipeline {
   const basePath = normalizeBasePath(options.basePath);
   // Health answers on any host, also once custom domains are managed (a load balancer asks by address).
   const edge = createEdge({ ...options, anyHostPaths: [`${basePath}/healthz`, `${basePath}/livez`] });
@@ -43,6 +46,9 @@ export function createServicePipeline(store: PetStore, options: HandlerOptions =
     edge,
     store,
     codecs: [rest, trpc],
-    resources: { '/healthz': ready, '/livez': () => jsonResponse(200, OK) },
+    resources: {
+      '/healthz': ready,
+      '/livez': () => (live() ? jsonResponse(200, OK) : errorResponse(new PetStoreError('unavailable', WEDGED))),
+    },
   });
 }

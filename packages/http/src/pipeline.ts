@@ -1,4 +1,5 @@
 import { PetStoreError, toPetStoreError, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
+import { withAnswerHeaders } from './answer-headers.js';
 import type { CallResult, Codec, CodecMatch } from './codec.js';
 import { createCors, type CorsOrigins } from './cors.js';
 import { createEdge, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
@@ -179,6 +180,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         ctx.route = match.route;
         const headers: Record<string, string> = { 'x-request-id': ctx.requestId };
         cors.decorate(request, headers);
+        withAnswerHeaders(headers);
         return match.serve(ctx, headers);
       }
       case 'refuse':
@@ -220,6 +222,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (response !== 'answered') {
       response.headers['x-request-id'] = ctx.requestId;
       cors.decorate(request, response.headers);
+      withAnswerHeaders(response.headers);
     }
     if (observed) finish(request, ctx, response, started, t);
     return response;

@@ -8,8 +8,11 @@ import { operations } from '../operations/operations.js';
  * @example const metrics: PetStoreMetrics = { requestServed: ({ route, status }) => counter.add(1, { route, status }) }
  */
 export interface PetStoreMetrics {
-  /** An HTTP request answered: method, route template (`unmatched` when none), status, seconds to its response. */
-  requestServed?(request: { method: string; route: string; status: number; seconds: number }): void;
+  /**
+   * An HTTP request answered: method, route template (`unmatched` when none, `shed` when refused before routing),
+   * status, seconds to its response, and for a 503 why: the database, Redis, or the process overloaded.
+   */
+  requestServed?(request: { method: string; route: string; status: number; seconds: number; reason?: 'database' | 'redis' | 'overloaded' }): void;
   /** A request refused with 429: the plan counted against (`none` without a valid key) and the code. */
   rateLimited?(refusal: { plan: string; code: string }): void;
   /** A call of a deprecated operation by an API key. */
