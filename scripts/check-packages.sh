@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-packages=(core http trpc rest drivers pglite embed)
+packages=(core http trpc rest drivers pglite embed client)
 work=$(mktemp -d "${TMPDIR:-/tmp}/petstore-packages-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 status=0
@@ -138,6 +138,72 @@ TS
   fi
 else
   fail "TypeScript did not install into the scratch host"
+fi
+
+# @petstore/client alone, as a browser or Node app installs it: no server code, at most 3 packages (the client and
+# zod, whose types it uses), its size stated; typed calls compile strictly (skipLibCheck false) with the DOM's types
+# and no @types/node, and wrong inputs do not (each @ts-expect-error below must meet an error, or tsc fails).
+app="$work/client-app"
+mkdir -p "$app/src"
+echo '{ "name": "client-app", "private": true, "type": "module" }' > "$app/package.json"
+app_packages() { find "$app/node_modules" -name package.json | grep -cE 'node_modules/(@[^/]+/)?[^/]+/package\.json$'; }
+if (cd "$app" && npm install --no-audit --no-fund --no-package-lock --silent "typescript@$(version typescript)"); then
+  before_kb=$(du -sk "$app/node_modules" | cut -f1) before_count=$(app_packages)
+  if (cd "$app" && npm install --no-audit --no-fund --no-package-lock --silent "$work"/petstore-client-*.tgz); then
+    added_kb=$(($(du -sk "$app/node_modules" | cut -f1) - before_kb)) added_count=$(($(app_packages) - before_count))
+    client_kb=$(du -sk --apparent-size "$app/node_modules/@petstore/client" | cut -f1)
+    echo "check-packages: @petstore/client installs $added_count packages, $((added_kb / 1024)) MB ($client_kb kB of it the client; the rest zod, for its types)"
+    [ "$added_count" -le 3 ] || fail "@petstore/client installs $added_count packages (at most 3)"
+    for unwanted in @petstore/core @petstore/http @petstore/rest @petstore/trpc @petstore/drivers @petstore/embed kysely rate-limiter-flexible @trpc/server; do
+      [ -e "$app/node_modules/$unwanted" ] && fail "$unwanted is installed with @petstore/client"
+    done
+    cat > "$app/tsconfig.json" <<JSON
+{
+  "compilerOptions": {
+    "target": "ES2023", "lib": ["ES2023", "DOM", "DOM.Iterable"], "module": "NodeNext", "moduleResolution": "NodeNext",
+    "strict": true, "skipLibCheck": false, "noUncheckedIndexedAccess": true, "types": [], "noEmit": true
+  },
+  "include": ["src"]
+}
+JSON
+    cat > "$app/src/calls.ts" <<'TS'
+import { createClient, PetStoreApiError, type OperationInput, type OperationOutput } from '@petstore/client';
+
+const petstore = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: 'psk_example', maxRetries: 2 });
+export async function calls(): Promise<unknown[]> {
+  const pet = await petstore.createPet({ name: 'Rex', categoryId: 1 });
+  const id: number = pet.id;
+  const page = await petstore.listPets({ status: 'available', limit: 20 });
+  const names: string[] = [];
+  for await (const each of petstore.paginate('listPets', { status: 'available' })) names.push(each.name);
+  const same = await petstore.getPet({ petId: id });
+  const input: OperationInput<'createPet'> = { name: 'Kit', categoryId: 2, status: 'sold' };
+  // @ts-expect-error categoryId is an integer, not a string
+  await petstore.createPet({ name: 'Rex', categoryId: '1' });
+  // @ts-expect-error name is required
+  await petstore.createPet({ categoryId: 1 });
+  // @ts-expect-error the service assigns ids
+  await petstore.createPet({ name: 'Rex', categoryId: 1, id: 7 });
+  // @ts-expect-error no such status
+  await petstore.listPets({ status: 'lost' });
+  // @ts-expect-error petId is required
+  await petstore.getPet({});
+  // @ts-expect-error createPet is not a listing
+  petstore.paginate('createPet', { name: 'Rex', categoryId: 1 });
+  // @ts-expect-error no such operation
+  await petstore.deletePet({ petId: id });
+  const typed: OperationOutput<'listPets'> = page;
+  const one: OperationOutput<'createPet'> = same;
+  return [one, input, typed, names, PetStoreApiError];
+}
+TS
+    (cd "$app" && npx --no-install tsc -p tsconfig.json) ||
+      fail "@petstore/client's types do not give typed calls that refuse wrong inputs (strict, skipLibCheck false, no @types/node)"
+  else
+    fail "@petstore/client did not install into a scratch app"
+  fi
+else
+  fail "TypeScript did not install into the scratch client app"
 fi
 
 [ $status -eq 0 ] && echo "check-packages: all public packages pass" 

@@ -1,7 +1,8 @@
 // The README's snippets as a consumer would paste them. `extract README DIR` writes every fenced block that follows
 // a `<!-- snippet: NAME -->` line to DIR/NAME.ts, verbatim. `run PROJECT` runs the compiled snippets of a scratch
 // project (PROJECT/dist) as the README describes them: the in-process calls, then each mounting snippet as a server
-// on a free port, checked with a request to its API and its docs, and the tRPC client against the node:http one.
+// on a free port, checked with a request to its API and its docs, and the clients (tRPC, REST and tRPC with retries)
+// against the node:http one.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -70,7 +71,9 @@ async function run(project) {
       await waitFor(`${base}${api}/pets`, auth);
       await waitFor(`${base}${api}/docs/`);
       if (own) await waitFor(`${base}${own}`);
-      if (name === 'mount-node') await runToEnd(project, 'trpc-client', { PETSTORE_URL: base, PETSTORE_KEY: key });
+      if (name === 'mount-node') {
+        for (const client of ['trpc-client', 'rest-client', 'trpc-links']) await runToEnd(project, client, { PETSTORE_URL: base, PETSTORE_KEY: key });
+      }
       console.log(`readme-snippets: ${name} serves ${api}/pets and ${api}/docs/${own ? ` beside the host's ${own}` : ''}`);
     } finally {
       server.kill();
