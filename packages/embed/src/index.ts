@@ -1,6 +1,21 @@
 export { openDatabase, openRedis, restoreDataDir, type DatabaseOptions, type OpenDatabase } from '@petstore/drivers';
 export type { HostPool } from '@petstore/drivers';
-export { isDatabaseUnavailable, migrateToLatest, petStoreMigrations, type StoreSchema } from '@petstore/core';
+export {
+  generateApiKey,
+  isDatabaseUnavailable,
+  migrateToLatest,
+  MIGRATION_LOCK_TABLE,
+  MIGRATION_TABLE,
+  PetStoreError,
+  petStoreMigrations,
+  type CallContext,
+  type ErrorBody,
+  type ErrorCode,
+  type Pet,
+  type PetStore,
+  type PlanName,
+  type StoreSchema,
+} from '@petstore/core';
 export { openPetStore, type OpenPetStoreOptions, type OpenPetStore, type ConfiguredApiKey } from './open-pet-store.js';
 export { createHttpHandler, type HttpHandlerOptions } from './create-http-handler.js';
 export { createFetchHandler, type FetchHandler } from './create-fetch-handler.js';

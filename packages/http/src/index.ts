@@ -11,6 +11,7 @@ export { compileTrust, type TrustProxy, type TrustFunction } from './trust-proxy
 export { createLinkBase, customDomainBases, type HostRedirect, type PublishedAt, type Arrival } from './own-hosts.js';
 export { wellFormedHost, hostName } from './host.js';
 export { bearerToken } from './bearer-token.js';
+export { unknownAddress, UNKNOWN_ADDRESS, UNKNOWN_ADDRESS_WITHOUT_KEY } from './unknown-address.js';
 export { requestId } from './request-id.js';
 export { splitTarget, type RequestTarget } from './request-target.js';
 export { readJsonBody, isJsonMediaType, BODY_LIMIT } from './read-json-body.js';

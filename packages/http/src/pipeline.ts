@@ -63,7 +63,8 @@ export interface Pipeline {
   /**
    * Serves a request: context once, host redirects, CORS, the codec's match, the core's one entry per call, the
    * codec's encoding, and the headers every answer carries. With `fallThrough`, paths it does not own (outside the
-   * base path, or unknown under it) resolve to undefined for the host's next handler; else they get 404.
+   * base path, or under it but outside the codecs' prefixes and resources) resolve to undefined for the host's next
+   * handler; else they get 404. An unknown path under a codec's prefix (`/v1/orders`) is the API's 404 either way.
    */
   handle(request: StandardRequest, options?: { fallThrough?: boolean }): Promise<PipelineResult>;
   /** The context of the request being served, for layers that log it (request id, route, key id). */
@@ -185,7 +186,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         ctx.route = match.route;
         return refuse(codec, ctx, match.error, match.allow);
       case 'missing':
-        return fallThrough ? undefined : refuse(codec, ctx, new PetStoreError('not_found'));
+        // Under an API's own prefix every path is the API's: its clients get its JSON 404, counted, never the host's.
+        return refuse(codec, ctx, new PetStoreError('not_found'));
     }
   }
 
