@@ -32,5 +32,6 @@ export {
   type OutageLog,
   type OverloadGuard,
   type PetStoreLogger,
+  type RequestLogger,
 } from '@petstore/http';
 export type { PetStoreMetrics } from '@petstore/core';

@@ -18,7 +18,7 @@ export { readJsonBody, isJsonMediaType, BODY_LIMIT } from './read-json-body.js';
 export { responseHeaders, type Links } from './response-headers.js';
 export { jsonResponse, errorResponse, resourceResponse, JSON_CONTENT_TYPE } from './respond.js';
 export { createJsonText } from './json-text.js';
-export { requestLine, usesPinoFastPath, PINO_VERSIONS_CHECKED, type PetStoreLogger, type RequestEntry } from './telemetry/request-line.js';
+export { requestLine, usesPinoFastPath, PINO_VERSIONS_CHECKED, type PetStoreLogger, type RequestLogger, type RequestEntry } from './telemetry/request-line.js';
 export { HTTP_TRACER_NAME } from './telemetry/tracer-name.js';
 export { createOutageLog, type OutageLog, type OutageLogOptions } from './telemetry/outage-log.js';
 export { createOverloadGuard, type OverloadGuard, type OverloadOptions } from './node/overload.js';

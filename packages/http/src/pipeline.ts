@@ -6,7 +6,7 @@ import { splitTarget } from './request-target.js';
 import { errorResponse } from './respond.js';
 import type { StandardRequest, StandardResponse } from './standard.js';
 import type { OutageLog } from './telemetry/outage-log.js';
-import { requestLine, type PetStoreLogger } from './telemetry/request-line.js';
+import { requestLine, type RequestLogger } from './telemetry/request-line.js';
 import { createServerTracing, type RequestTrace } from './telemetry/server-span.js';
 
 /** A resource served at a fixed path beside the codecs (`/healthz`), for GET and HEAD, with no key. */
@@ -24,7 +24,7 @@ export interface SurfaceOptions extends EdgeOptions {
    * never a key, an `Authorization` header or a body), and an error line (`request failed`, with its cause) for each
    * 5xx fault. None by default.
    */
-  logger?: PetStoreLogger | undefined;
+  logger?: RequestLogger | undefined;
   /**
    * With `logger`: an outage of the database (or Redis) is logged by this outage log (a line when it goes down, one
    * when it returns) instead of one fault line per refused request. The host makes it (`createOutageLog`, with the
@@ -105,7 +105,9 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     // A fault gets a line with its cause; a client's mistake is in the request line already.
     if (failure.status >= 500 && logger && !outageLog?.failed(failure)) {
       const { requestId: reqId, method, route } = ctx;
-      logger.error({ reqId, method, route, code: failure.code, err: failure.cause ?? failure }, 'request failed');
+      const fields = { reqId, method, route, code: failure.code, err: failure.cause ?? failure };
+      if (logger.error) logger.error(fields, 'request failed');
+      else logger.info(fields, 'request failed');
     }
     onError?.(failure, ctx);
     return failure;
@@ -194,10 +196,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   /** The log line, the metrics and the end of the span of a request the pipeline answered. */
   function finish(request: StandardRequest, ctx: RequestContext, result: StandardResponse | 'answered', started: number, t: RequestTrace | undefined) {
     const status = result !== 'answered' ? result.status : request.raw && 'node' in request.raw ? request.raw.node.res.statusCode : 200;
-    if (t) tracing!.end(t, request, ctx, status);
+    const ids = t ? tracing!.end(t, request, ctx, status) : undefined;
     const ms = performance.now() - started;
     requestServed?.({ method: ctx.method, route: ctx.route, status, seconds: ms / 1000 });
-    logRequest?.({ reqId: ctx.requestId, method: ctx.method, route: ctx.route, status, durationMs: Math.round(ms * 100) / 100, keyId: ctx.keyId });
+    if (!logRequest) return;
+    const durationMs = Math.round(ms * 100) / 100;
+    if (ids) logRequest({ reqId: ctx.requestId, method: ctx.method, route: ctx.route, status, durationMs, keyId: ctx.keyId, ...ids });
+    else logRequest({ reqId: ctx.requestId, method: ctx.method, route: ctx.route, status, durationMs, keyId: ctx.keyId });
   }
 
   async function handle(request: StandardRequest, { fallThrough = false } = {}): Promise<PipelineResult> {
