@@ -27,7 +27,7 @@ describe.each(testDatabases)('a Fetch handler given no client address, on $name'
 
   it('lets a brand-new valid key in after 61 key-less requests (and tokens no key could be), counted apart from guesses', async () => {
     for (let i = 0; i < 61; i++) {
-      const headers = i % 2 === 0 ? {} : { authorization: 'Bearer undefined' };
+      const headers: Record<string, string> = i % 2 === 0 ? {} : { authorization: 'Bearer undefined' };
       const answer = await get(handler, headers);
       expect(answer.status).toBe(i < 60 ? 401 : 429);
     }

@@ -16,7 +16,18 @@ export {
   type PlanName,
   type StoreSchema,
 } from '@petstore/core';
-export { openPetStore, type OpenPetStoreOptions, type OpenPetStore, type ConfiguredApiKey } from './open-pet-store.js';
+export {
+  openPetStore,
+  StoreClosedError,
+  type ConfiguredApiKey,
+  type HostKyselyOptions,
+  type HostPoolOptions,
+  type OpenPetStore,
+  type OpenPetStoreOptions,
+  type OwnDatabaseOptions,
+  type StoreOptions,
+} from './open-pet-store.js';
+export { createFastifyPlugin, type FastifyPlugin, type FastifyScope } from './create-fastify-plugin.js';
 export { createHttpHandler, type HttpHandlerOptions } from './create-http-handler.js';
 export { createFetchHandler, type FetchHandler } from './create-fetch-handler.js';
 export { createServicePipeline, type HandlerOptions, type HostRedirect } from './create-pipeline.js';
