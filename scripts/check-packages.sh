@@ -48,21 +48,29 @@ host_packages=("zod@$(version zod)" "kysely@$(version kysely)" "@trpc/server@$(v
   "pg@$(version pg)" "@types/pg@$(version @types/pg)")
 
 # Installs packages into a scratch project with npm, or with pnpm (its strict layout: a project reaches only the
-# packages it names itself). pnpm takes the tarballs for the packages' own dependencies on each other too.
+# packages it names itself). The packages' dependencies on each other resolve to the tarballs, as the registry would
+# serve them (overrides; npm refuses one that names a direct dependency, which it takes from the tarball anyway).
 install_into() {
   local dir=$1 manager=$2
   shift 2
+  local overrides="" name
+  for name in "${packages[@]}"; do
+    [[ $manager = npm && " $* " == *" $(tarball "$name") "* ]] || overrides+="\"@petstore/$name\": \"file:$(tarball "$name")\","
+  done
+  # npm reads its overrides from package.json; pnpm from pnpm-workspace.yaml (JSON is YAML).
+  node -e '
+    const fs = require("fs");
+    const [dir, manager, overrides] = process.argv.slice(1);
+    const map = JSON.parse(`{${overrides.replace(/,$/, "")}}`);
+    if (manager === "pnpm") fs.writeFileSync(`${dir}/pnpm-workspace.yaml`, JSON.stringify({ overrides: map }, null, 2));
+    else {
+      const pkg = JSON.parse(fs.readFileSync(`${dir}/package.json`, "utf8"));
+      fs.writeFileSync(`${dir}/package.json`, JSON.stringify({ ...pkg, overrides: map }, null, 2));
+    }
+  ' "$dir" "$manager" "$overrides"
   if [ "$manager" = npm ]; then
     (cd "$dir" && npm install --no-audit --no-fund --no-package-lock --silent "$@")
   else
-    local overrides="" name
-    for name in "${packages[@]}"; do overrides+="\"@petstore/$name\": \"file:$(tarball "$name")\","; done
-    node -e '
-      const [file, overrides] = process.argv.slice(1);
-      const pkg = JSON.parse(require("fs").readFileSync(file, "utf8"));
-      pkg.pnpm = { overrides: JSON.parse(`{${overrides.replace(/,$/, "")}}`) };
-      require("fs").writeFileSync(file, JSON.stringify(pkg, null, 2));
-    ' "$dir/package.json" "$overrides"
     (cd "$dir" && "$root/node_modules/.bin/pnpm" add --silent --config.confirmModulesPurge=false "$@" >/dev/null)
   fi
 }
