@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-packages=(core http trpc rest drivers pglite embed client)
+packages=(core http trpc rest drivers pglite embed client cli)
 work=$(mktemp -d "${TMPDIR:-/tmp}/petstore-packages-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 status=0
@@ -25,12 +25,8 @@ for name in "${packages[@]}"; do
   npx --no-install attw "$work/$tarball" --profile esm-only --format table-flipped || fail "attw failed for @petstore/$name"
 done
 
-consumer="$work/consumer"
-mkdir -p "$consumer/src"
-cat > "$consumer/package.json" <<JSON
-{ "name": "petstore-consumer", "private": true, "type": "module" }
-JSON
-cat > "$consumer/tsconfig.json" <<JSON
+tsconfig() {
+  cat > "$1/tsconfig.json" <<JSON
 {
   "compilerOptions": {
     "target": "ES2023", "lib": ["ES2023", "DOM"], "module": "NodeNext", "moduleResolution": "NodeNext",
@@ -40,23 +36,102 @@ cat > "$consumer/tsconfig.json" <<JSON
   "include": ["src"]
 }
 JSON
-# The README's snippets, verbatim: every fenced block after a `<!-- snippet: NAME -->` line becomes src/NAME.ts.
-node scripts/readme-snippets.mjs extract README.md "$consumer/src" || fail "the README's snippets could not be extracted"
-(
-  cd "$consumer" &&
-    npm install --no-audit --no-fund --no-package-lock --silent "$work"/petstore-*.tgz \
-      "zod@$(version zod)" "kysely@$(version kysely)" "@trpc/server@$(version @trpc/server)" \
-      "@trpc/client@$(version @trpc/client)" "typescript@$(version typescript)" "@types/node@$(version @types/node)" \
-      "express@$(version express)" "@types/express@$(version @types/express)" "fastify@$(version fastify)" \
-      "hono@$(version hono)" "@hono/node-server@$(version @hono/node-server)" "pino@$(version pino)" \
-      "@opentelemetry/api@$(version @opentelemetry/api)" "@opentelemetry/sdk-trace-base@$(embed_dev @opentelemetry/sdk-trace-base)" \
-      "@opentelemetry/core@$(embed_dev @opentelemetry/core)" "@opentelemetry/context-async-hooks@$(embed_dev @opentelemetry/context-async-hooks)" \
-      "pg@$(version pg)" "@types/pg@$(version @types/pg)"
-) || fail "the tarballs did not install into a scratch project"
-if (cd "$consumer" && npx --no-install tsc -p tsconfig.json); then
-  node scripts/readme-snippets.mjs run "$consumer" || fail "a README snippet compiled but did not run as it says"
+}
+tarball() { ls "$work"/petstore-"$1"-*.tgz; }
+# What the host snippets use beside the packages: the hosts, the host's own pool, logger, tRPC client and SDK.
+host_packages=("zod@$(version zod)" "kysely@$(version kysely)" "@trpc/server@$(version @trpc/server)"
+  "@trpc/client@$(version @trpc/client)" "typescript@$(version typescript)" "@types/node@$(version @types/node)"
+  "express@$(version express)" "@types/express@$(version @types/express)" "fastify@$(version fastify)"
+  "hono@$(version hono)" "@hono/node-server@$(version @hono/node-server)" "pino@$(version pino)"
+  "@opentelemetry/api@$(version @opentelemetry/api)" "@opentelemetry/sdk-trace-base@$(embed_dev @opentelemetry/sdk-trace-base)"
+  "@opentelemetry/core@$(embed_dev @opentelemetry/core)" "@opentelemetry/context-async-hooks@$(embed_dev @opentelemetry/context-async-hooks)"
+  "pg@$(version pg)" "@types/pg@$(version @types/pg)")
+
+# Installs packages into a scratch project with npm, or with pnpm (its strict layout: a project reaches only the
+# packages it names itself). The packages' dependencies on each other resolve to the tarballs, as the registry would
+# serve them (overrides; npm refuses one that names a direct dependency, which it takes from the tarball anyway).
+install_into() {
+  local dir=$1 manager=$2
+  shift 2
+  local overrides="" name
+  for name in "${packages[@]}"; do
+    [[ $manager = npm && " $* " == *" $(tarball "$name") "* ]] || overrides+="\"@petstore/$name\": \"file:$(tarball "$name")\","
+  done
+  # npm reads its overrides from package.json; pnpm from pnpm-workspace.yaml (JSON is YAML).
+  node -e '
+    const fs = require("fs");
+    const [dir, manager, overrides] = process.argv.slice(1);
+    const map = JSON.parse(`{${overrides.replace(/,$/, "")}}`);
+    if (manager === "pnpm") fs.writeFileSync(`${dir}/pnpm-workspace.yaml`, JSON.stringify({ overrides: map }, null, 2));
+    else {
+      const pkg = JSON.parse(fs.readFileSync(`${dir}/package.json`, "utf8"));
+      fs.writeFileSync(`${dir}/package.json`, JSON.stringify({ ...pkg, overrides: map }, null, 2));
+    }
+  ' "$dir" "$manager" "$overrides"
+  if [ "$manager" = npm ]; then
+    (cd "$dir" && npm install --no-audit --no-fund --no-package-lock --silent "$@")
+  else
+    (cd "$dir" && "$root/node_modules/.bin/pnpm" add --silent --config.confirmModulesPurge=false "$@" >/dev/null)
+  fi
+}
+
+for manager in npm pnpm; do
+  # The repository README's snippets, in a project that installs only what the README's install lines name: every
+  # fenced block after a `<!-- snippet: NAME -->` line becomes src/NAME.ts, compiled strictly and run.
+  consumer="$work/consumer-$manager"
+  mkdir -p "$consumer/src"
+  echo '{ "name": "petstore-consumer", "private": true, "type": "module" }' > "$consumer/package.json"
+  tsconfig "$consumer"
+  node scripts/readme-snippets.mjs extract README.md "$consumer/src" || fail "the README's snippets could not be extracted"
+  if install_into "$consumer" "$manager" "$(tarball embed)" "$(tarball pglite)" "$(tarball trpc)" "$(tarball cli)" "${host_packages[@]}"; then
+    if (cd "$consumer" && npx --no-install tsc -p tsconfig.json); then
+      node scripts/readme-snippets.mjs run "$consumer" || fail "a README snippet compiled but did not run as it says ($manager)"
+    else
+      fail "the README's snippets do not compile strictly (skipLibCheck false) against the packed packages ($manager)"
+    fi
+  else
+    fail "the tarballs did not install into a scratch project ($manager)"
+  fi
+
+  # Every TypeScript fragment of every package's README, as pasted, in a project with every package installed.
+  fragments="$work/fragments-$manager"
+  mkdir -p "$fragments/src"
+  echo '{ "name": "petstore-fragments", "private": true, "type": "module" }' > "$fragments/package.json"
+  tsconfig "$fragments"
+  for name in "${packages[@]}"; do
+    node scripts/readme-snippets.mjs extract-all "packages/$name/README.md" "$fragments/src" "$name" ||
+      fail "the fragments of packages/$name/README.md could not be extracted"
+  done
+  all_tarballs=()
+  for name in "${packages[@]}"; do all_tarballs+=("$(tarball "$name")"); done
+  if install_into "$fragments" "$manager" "${all_tarballs[@]}" "${host_packages[@]}"; then
+    (cd "$fragments" && npx --no-install tsc -p tsconfig.json --noEmit) ||
+      fail "a fragment of a package's README does not compile as pasted ($manager)"
+  else
+    fail "the tarballs did not install into the fragments' project ($manager)"
+  fi
+done
+
+# kysely 0.29 beside the packages (a peer range of ^0.28 || ^0.29): the public types compile strictly, and on
+# DATABASE_URL the host's own Migrator (from kysely/migration, where 0.29 keeps it) runs the store's migrations
+# and the store serves in-process calls on the host's pool.
+next_kysely="$work/kysely-0.29"
+mkdir -p "$next_kysely/src"
+echo '{ "name": "kysely-next-host", "private": true, "type": "module" }' > "$next_kysely/package.json"
+tsconfig "$next_kysely"
+cp scripts/kysely-next-host.ts "$next_kysely/src/"
+if install_into "$next_kysely" npm "$(tarball core)" "$(tarball http)" "$(tarball trpc)" "$(tarball rest)" "$(tarball drivers)" \
+  "$(tarball embed)" "kysely@0.29.9" "zod@$(version zod)" "@trpc/server@$(version @trpc/server)" "pg@$(version pg)" \
+  "@types/pg@$(version @types/pg)" "typescript@$(version typescript)" "@types/node@$(version @types/node)"; then
+  if (cd "$next_kysely" && npx --no-install tsc -p tsconfig.json); then
+    if [ -n "${DATABASE_URL:-}" ]; then
+      (cd "$next_kysely" && node dist/kysely-next-host.js) || fail "the store did not run beside kysely 0.29"
+    fi
+  else
+    fail "the packages' types do not compile strictly beside kysely 0.29"
+  fi
 else
-  fail "the README's snippets do not compile strictly (skipLibCheck false) against the packed packages"
+  fail "kysely 0.29 did not install beside the packages"
 fi
 
 # A host on PostgreSQL that already has TypeScript installs the packages without the embedded database: nothing of
@@ -73,7 +148,7 @@ size_kb() { du -sk "$host/node_modules" | cut -f1; }
 if (cd "$host" && npm install --no-audit --no-fund --no-package-lock --silent "typescript@$(version typescript)" \
   "@types/node@$(version @types/node)"); then
   before_kb=$(size_kb) before_count=$(count_packages)
-  postgres_tarballs=$(ls "$work"/petstore-*.tgz | grep -v petstore-pglite-)
+  postgres_tarballs=$(ls "$work"/petstore-*.tgz | grep -v -e petstore-pglite- -e petstore-cli-)
   # shellcheck disable=SC2086
   if (cd "$host" && npm install --no-audit --no-fund --no-package-lock --silent $postgres_tarballs "zod@$(version zod)" \
     "kysely@$(version kysely)" "@trpc/server@$(version @trpc/server)"); then

@@ -48,6 +48,7 @@ export {
 } from './idempotency/idempotency-store.js';
 export type { DeprecatedUsage } from './usage/deprecated-usage.js';
 export type { Database } from './storage/database.js';
+export type { Migration, MigrationProvider } from './storage/migration-types.js';
 export {
   migrateToLatest,
   petStoreMigrations,

@@ -2,4 +2,5 @@ export { openDatabase, restoreDataDir, type DatabaseOptions, type OpenDatabase }
 export { openRedis, type OpenRedisOptions, type RedisClient } from './open-redis.js';
 export type { PostgresPool, PostgresQueryResult } from './postgres-pool.js';
 export { openHostDatabase, type HostDatabase, type HostDatabaseOptions, type HostPool } from './host-database.js';
+export { ACQUIRE_TIMEOUT_MS, AcquireTimeoutError, boundedAcquire } from './bounded-acquire.js';
 export { createDnsCheck, type DnsCheckOptions } from './dns-check.js';

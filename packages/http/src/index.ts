@@ -11,6 +11,7 @@ export { compileTrust, type TrustProxy, type TrustFunction } from './trust-proxy
 export { createLinkBase, customDomainBases, type HostRedirect, type PublishedAt, type Arrival } from './own-hosts.js';
 export { wellFormedHost, hostName } from './host.js';
 export { bearerToken } from './bearer-token.js';
+export { unknownAddress, UNKNOWN_ADDRESS, UNKNOWN_ADDRESS_WITHOUT_KEY } from './unknown-address.js';
 export { requestId } from './request-id.js';
 export { splitTarget, type RequestTarget } from './request-target.js';
 export { readJsonBody, isJsonMediaType, BODY_LIMIT, BODY_TIMEOUT_MS } from './read-json-body.js';
@@ -18,7 +19,7 @@ export { responseHeaders, type Links } from './response-headers.js';
 export { ANSWER_HEADERS, withAnswerHeaders } from './answer-headers.js';
 export { jsonResponse, errorResponse, resourceResponse, JSON_CONTENT_TYPE } from './respond.js';
 export { createJsonText } from './json-text.js';
-export { requestLine, usesPinoFastPath, PINO_VERSIONS_CHECKED, type PetStoreLogger, type RequestEntry } from './telemetry/request-line.js';
+export { requestLine, usesPinoFastPath, PINO_VERSIONS_CHECKED, type PetStoreLogger, type RequestLogger, type RequestEntry } from './telemetry/request-line.js';
 export { HTTP_TRACER_NAME } from './telemetry/tracer-name.js';
 export { createOutageLog, type OutageLog, type OutageLogOptions } from './telemetry/outage-log.js';
 export { createOverloadGuard, type OverloadGuard, type OverloadOptions, type ShedReason } from './node/overload.js';

@@ -14,8 +14,16 @@ import { builtFile, pgliteTemplate, TEMPLATE_FILE } from './pglite-template.js';
 
 const PGLITE_SETTINGS = {
   // PostgreSQL's defaults (128 MB of shared buffers, 64 MB for maintenance) would stay resident in PGlite's memory;
-  // an embedded catalogue needs far less.
-  postgresqlconf: ['shared_buffers=8MB', 'wal_buffers=256kB', 'maintenance_work_mem=4MB', 'work_mem=1MB', 'temp_buffers=1MB'],
+  // an embedded catalogue needs far less. The startup progress timer (every 10 s by default) is re-armed after each
+  // statement in PGlite, and its timer keeps node's event loop alive: a script that forgets `close()` never exited.
+  postgresqlconf: [
+    'shared_buffers=8MB',
+    'wal_buffers=256kB',
+    'maintenance_work_mem=4MB',
+    'work_mem=1MB',
+    'temp_buffers=1MB',
+    'log_startup_progress_interval=0',
+  ],
 };
 
 const isMarker = (path: string) => path.replace(/^\/+/, '') === 'PG_VERSION';

@@ -20,8 +20,24 @@ export const PetStatus = z.enum(['available', 'pending', 'sold']).meta({
 });
 export type PetStatus = z.infer<typeof PetStatus>;
 
-const id = (description: string) =>
-  z.int({ error: 'must be an integer' }).min(1).max(MAX_ID).meta({ description, format: 'int64', example: 1 });
+/**
+ * An integer from `min` to `max`, with one message per problem: not an integer, or out of range. `int()` stops at its
+ * own failure (`abort`), so a value past 2^53-1 (which `int()` refuses itself) is not reported again by `max`; and its
+ * message is chosen by issue, since a message given as the schema's `error` would replace the range messages too.
+ */
+function integer(min: number, max: number) {
+  const message = (issue: { code?: string }) =>
+    issue.code === 'invalid_type'
+      ? 'must be an integer'
+      : issue.code === 'too_big'
+        ? `must be at most ${max}`
+        : issue.code === 'too_small'
+          ? `must be at least ${min}`
+          : undefined;
+  return z.int({ error: message, abort: true }).min(min, { error: message }).max(max, { error: message });
+}
+
+const id = (description: string) => integer(1, MAX_ID).meta({ description, format: 'int64', example: 1 });
 
 function nameProblem(value: string): string | undefined {
   const length = [...value].length;
@@ -69,11 +85,7 @@ const MAX_PAGE = 100;
 export const Pets = z.array(Pet).meta({ id: 'Pets', maxItems: MAX_PAGE });
 export type Pets = z.infer<typeof Pets>;
 
-const limit = z
-  .int({ error: 'must be an integer' })
-  .min(1)
-  .max(MAX_PAGE)
-  .meta({ description: 'Maximum number of animals returned.', format: 'int32' });
+const limit = integer(1, MAX_PAGE).meta({ description: 'Maximum number of animals returned.', format: 'int32' });
 const cursor = z
   .string()
   .min(1)

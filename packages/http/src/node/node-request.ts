@@ -101,7 +101,14 @@ class NodeRequest implements StandardRequest {
   readBody(limit: number, tooLarge: () => Error): Promise<Uint8Array> {
     this.bodyRead = true;
     if (this.req.readableEnded) {
-      return Promise.reject(new Error('The request body was consumed before the handler could read it.'));
+      // A host's body parser read it first (Fastify's, when a route hands `request.raw` over): a mistake in the glue,
+      // said on stderr as well as in the 500, since a host without a logger would otherwise see nothing.
+      const message =
+        'The request body was consumed before the Pet Store handler could read it: a body parser of the host read it ' +
+        "first. In Fastify, register the store's plugin (createFastifyPlugin of @petstore/embed) instead of a route " +
+        'that hands request.raw over.';
+      process.emitWarning(message, { code: 'PETSTORE_BODY_CONSUMED' });
+      return Promise.reject(new Error(message));
     }
     return collect(this.req, limit, tooLarge, this.bodyDeadline);
   }
