@@ -20,7 +20,9 @@ describe.each(testDatabases)('the REST handler on $name', (database) => {
   describe('authentication', () => {
     // Every operation; a body is never read without a key, so any JSON does.
     const requests: [string, string, string?][] = operationRoutes().flatMap((route) =>
-      route.operations.map((op): [string, string, string?] => [op.method, `/v1${route.path}`, ...(op.method === 'GET' || op.method === 'DELETE' ? [] : ['{}'])]),
+      route.operations.map((op): [string, string, string?] =>
+        op.method === 'GET' || op.method === 'DELETE' ? [op.method, `/v1${route.path}`] : [op.method, `/v1${route.path}`, '{}'],
+      ),
     );
 
     it.each(requests)('answers %s %s without a key with 401 missing_api_key', async (method, path, body) => {
