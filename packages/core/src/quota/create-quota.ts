@@ -6,6 +6,7 @@ import { PetStoreError } from '../errors/pet-store-error.js';
 import { schemaName } from '../storage/schema.js';
 import type { Quota } from '../service/quota.js';
 import type { RateLimitWindow } from '../service/response-meta.js';
+import { addressBucket } from './address-bucket.js';
 import { banEnd, banValue } from './ban.js';
 import { coalesced } from './coalesced-counters.js';
 import type { Counters } from './counters.js';
@@ -87,8 +88,10 @@ function wholeNumber(name: string, value: number, max = Number.MAX_SAFE_INTEGER)
   return value;
 }
 
+/** The counter name of an address: its bucket (an IPv6 client's /64), hashed when long. */
 function addressKey(address: string) {
-  return address.length <= 64 ? address : `#${createHash('sha256').update(address).digest('hex')}`;
+  const bucket = addressBucket(address);
+  return bucket.length <= 64 ? bucket : `#${createHash('sha256').update(bucket).digest('hex')}`;
 }
 
 function refused(

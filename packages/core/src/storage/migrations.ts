@@ -1,5 +1,7 @@
-import { Migrator, sql, type Kysely, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import * as kysely from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { carryOverKyselyMigrations } from './legacy-migrations.js';
+import type { MigrationProvider } from './migration-types.js';
 import { migrations } from './migrations/index.js';
 import { schemaName, type StoreSchema } from './schema.js';
 
@@ -19,6 +21,24 @@ export function petStoreMigrations(options: StoreSchema = {}): MigrationProvider
   return { getMigrations: async () => migrations(schema) };
 }
 
+/** What the store uses of kysely's `Migrator`. */
+type MigratorClass = new (props: {
+  db: Kysely<any>;
+  provider: MigrationProvider;
+  migrationTableName: string;
+  migrationLockTableName: string;
+  migrationTableSchema?: string;
+}) => { migrateToLatest(): Promise<{ error?: unknown; results?: readonly { migrationName: string; status: string }[] }> };
+
+/** kysely's `Migrator`: from `kysely` up to 0.28, from `kysely/migration` since 0.29 (which no longer has it at the root). */
+async function loadMigrator(): Promise<MigratorClass> {
+  const atRoot = (kysely as unknown as { Migrator?: MigratorClass }).Migrator;
+  if (typeof atRoot === 'function') return atRoot;
+  // A variable, so that the types of kysely 0.28, which has no such path, are not asked for it.
+  const migrationPath = 'kysely/migration';
+  return ((await import(migrationPath)) as { Migrator: MigratorClass }).Migrator;
+}
+
 /** The schema unqualified names land in on this connection (`public` by default), if any. */
 async function currentSchema(db: Kysely<any>): Promise<string | undefined> {
   const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
@@ -36,6 +56,7 @@ export async function migrateToLatest(db: Kysely<any>, options: StoreSchema = {}
   const own = db.withoutPlugins();
   const schema = schemaName(options.schema) ?? (await currentSchema(own));
   await carryOverKyselyMigrations(own, schema, MIGRATION_TABLE);
+  const Migrator = await loadMigrator();
   const migrator = new Migrator({
     db: own,
     provider: petStoreMigrations(options),
@@ -43,7 +64,7 @@ export async function migrateToLatest(db: Kysely<any>, options: StoreSchema = {}
     migrationLockTableName: MIGRATION_LOCK_TABLE,
     ...(schema === undefined ? {} : { migrationTableSchema: schema }),
   });
-  const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
+  const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new Error(`Database migration ${failed ?? ''} failed: ${String((error as Error).message ?? error)}`, {

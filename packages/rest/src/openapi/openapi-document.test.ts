@@ -147,7 +147,7 @@ describe('the OpenAPI document', () => {
     const statuses = (op: typeof list) =>
       Object.keys(responses(op)).filter((status) => status !== '200' && status !== '201');
     expect(statuses(list)).toEqual(['400', '401', '429', '503', 'default']);
-    expect(statuses(create)).toEqual(['400', '401', '409', '413', '415', '429', '503', 'default']);
+    expect(statuses(create)).toEqual(['400', '401', '408', '409', '413', '415', '429', '503', 'default']);
     expect(statuses(get)).toEqual(['400', '401', '404', '410', '429', '503', 'default']);
     for (const op of all) for (const status of statuses(op)) expect(schemaOf(responses(op)[status])).toEqual(ERROR);
     expect(responses(create)['409']?.description).toContain('idempotency_key_reused');

@@ -162,6 +162,23 @@ const differences: { why: string; apply(document: Json): void }[] = [
       codes.splice(codes.indexOf('unsupported_media_type') + 1, 0, 'misdirected_request');
     },
   },
+  {
+    why:
+      'DECISIONS "Hostile clients and overload": a body must arrive within 10 s, else 408 request_timeout; the code ' +
+      'joins the Error codes after idempotency_key_reused, and createPet (the operation with a body) answers it.',
+    apply(document) {
+      const codes: string[] = document.components.schemas.Error.properties.code.enum;
+      codes.splice(codes.indexOf('idempotency_key_reused') + 1, 0, 'request_timeout');
+      const create = document.paths['/pets'].post;
+      const timeout = structuredClone(create.responses['413']);
+      const message = 'The request body did not arrive within 10 seconds; the connection is closed.';
+      timeout.description = `\`request_timeout\`: ${message}`;
+      timeout.content['application/json'].examples = { request_timeout: { value: { code: 'request_timeout', message, status: 408 } } };
+      const entries = Object.entries(create.responses);
+      entries.splice(entries.findIndex(([status]) => status === '409'), 0, ['408', timeout]);
+      create.responses = Object.fromEntries(entries);
+    },
+  },
 ];
 
 const pretty = (document: unknown) => `${JSON.stringify(document, null, 2)}\n`;
