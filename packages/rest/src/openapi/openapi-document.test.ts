@@ -83,7 +83,7 @@ describe('the OpenAPI document', () => {
         ...(sources.path.length > 0 ? ['404'] : []),
         ...(op.writes ? ['409'] : []),
         ...(op.deprecation ? ['410'] : []),
-        ...(sources.body ? ['413', '415'] : []),
+        ...(sources.body ? ['408', '413', '415'] : []),
         '429',
         '503',
         'default',
