@@ -21,6 +21,7 @@ export { retryAfterSeconds } from './quota/windows.js';
 export {
   createPetStore,
   type PetStore,
+  type OperationMethods,
   type PetStoreOptions,
   type CallContext,
   type InputReader,

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPetStore, type Database } from '@petstore/core';
+import { createPetStore, operations, type Database, type OperationId } from '@petstore/core';
 import { databaseUrl, refusal, scratchPostgres } from '@petstore/testing';
 import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
@@ -128,6 +128,10 @@ describe.skipIf(!databaseUrl)("the store on a host's own PostgreSQL database", (
     expect((await pool.query('select count(*)::int as n from pets')).rows).toEqual([{ n: 0 }]);
     // The store itself refuses to write once closed: as closed, not as an outage of the database.
     await expect(service.store.createPet({ name: 'Late', categoryId: 1 }, { apiKey: KEY })).rejects.toThrow(StoreClosedError);
+    for (const id of Object.keys(operations) as OperationId[]) {
+      const method = service.store[id] as (input: unknown, context: object) => Promise<unknown>;
+      await expect(method({}, { apiKey: KEY }), id).rejects.toThrow(StoreClosedError);
+    }
   });
 
   it("runs on the host's Kysely without its plugins and never destroys it", async () => {

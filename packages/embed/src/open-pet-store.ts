@@ -3,9 +3,12 @@ import {
   createQuota,
   type Database,
   migrateToLatest,
+  operations,
   systemClock,
   type Clock,
   type Limits,
+  type OperationId,
+  type OperationMethods,
   type PetStore,
   type PetStoreOptions,
   type PlanName,
@@ -246,11 +249,13 @@ function refusingOnceClosed(store: PetStore, isClosed: () => boolean): PetStore 
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
     (...args: A): Promise<R> =>
       isClosed() ? Promise.reject(new StoreClosedError()) : call(...args);
+  // Every operation's method, from the registry: a new operation is refused once closed without a line here.
+  const methods = Object.fromEntries(
+    (Object.keys(operations) as OperationId[]).map((id) => [id, guarded(store[id] as (...args: unknown[]) => Promise<unknown>)]),
+  ) as unknown as OperationMethods;
   return Object.freeze({
     ...store,
-    listPets: guarded(store.listPets),
-    createPet: guarded(store.createPet),
-    getPet: guarded(store.getPet),
+    ...methods,
     call: guarded(store.call),
     meter: guarded(store.meter),
   });

@@ -24,13 +24,23 @@ export type PrincipalHook<TContext> = (ctx: TContext) => Caller | Promise<Caller
 /** A page of `pets.page`: the animals and the cursor of the next page (null on the last). */
 export const PetsPage = z.strictObject({ items: Pets, nextCursor: z.string().nullable() });
 
-/** The procedures of every operation (named by its `procedure`), and `page`, typed from the core's definitions. */
+/** An operation's procedure with the given output: a mutation when the operation writes, else a query. */
+type ProcedureOf<K extends OperationId, TOutput, TMeta> = Ops[K]['writes'] extends true
+  ? TRPCMutationProcedure<{ input: z.input<Ops[K]['input']>; output: TOutput; meta: TMeta }>
+  : TRPCQueryProcedure<{ input: z.input<Ops[K]['input']>; output: TOutput; meta: TMeta }>;
+
+/**
+ * The procedures of every operation (named by its `procedure`), and the page procedure of each that declares one
+ * (`page`: `{ items, nextCursor }`), typed from the core's definitions.
+ */
 export type PetsProcedures<TMeta = object> = {
-  [K in OperationId as Ops[K]['procedure']]: Ops[K]['writes'] extends true
-    ? TRPCMutationProcedure<{ input: z.input<Ops[K]['input']>; output: z.output<Ops[K]['output']>; meta: TMeta }>
-    : TRPCQueryProcedure<{ input: z.input<Ops[K]['input']>; output: z.output<Ops[K]['output']>; meta: TMeta }>;
+  [K in OperationId as Ops[K]['procedure']]: ProcedureOf<K, z.output<Ops[K]['output']>, TMeta>;
 } & {
-  page: TRPCQueryProcedure<{ input: z.input<Ops['listPets']['input']>; output: z.output<typeof PetsPage>; meta: TMeta }>;
+  [K in OperationId as NonNullable<Ops[K]['pageProcedure']>]: ProcedureOf<
+    K,
+    { items: z.output<Ops[K]['output']>; nextCursor: string | null },
+    TMeta
+  >;
 };
 
 /** What {@link createPetsRouter} is built from; `principal` may be left out only when the context carries `req`. */
@@ -113,9 +123,12 @@ export function createPetsRouter<TContext extends object, TMeta extends object, 
 
   const procedures: Record<string, unknown> = {};
   for (const operationId of Object.keys(operations) as OperationId[]) {
-    procedures[operations[operationId].procedure] = build(operationId, operations[operationId].procedure, (data) => data);
+    const { procedure: name, pageProcedure } = operations[operationId];
+    procedures[name] = build(operationId, name, (data) => data);
+    if (pageProcedure !== undefined) {
+      procedures[pageProcedure] = build(operationId, pageProcedure, (data, meta) => ({ items: data, nextCursor: meta.nextCursor ?? null }));
+    }
   }
-  procedures['page'] = build('listPets', 'page', (data, meta) => ({ items: data, nextCursor: meta.nextCursor ?? null }));
 
   return {
     procedures: procedures as PetsProcedures<TMeta>,

@@ -1,11 +1,11 @@
 import type { Attributes, Span, SpanKind } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
+import type { z } from 'zod';
 import { createApiKeyStore, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store.js';
 import { createAuthenticator, invalidApiKey } from '../auth/authenticator.js';
 import { plans } from '../auth/plans.js';
 import { quotaSubject, type Principal } from '../auth/principal.js';
 import { systemClock, type Clock } from '../clock.js';
-import type { GetPetInput, ListPetsInput, NewPet, Pet } from '../domain/pet-schemas.js';
 import { isDatabaseUnavailable } from '../errors/is-database-unavailable.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import { validateWithIdempotencyKey } from '../idempotency/idempotency-key.js';
@@ -55,14 +55,28 @@ export interface Outcome<T> {
 /** Reads the input of a call; awaited only once the request is admitted (key, quota, sunset). */
 export type InputReader = () => unknown;
 
-/** The pet store: every operation with the same authentication, quota, validation and errors for every caller. */
-export interface PetStore {
-  /** Lists animals in ascending id order; `meta.nextCursor` is set when more exist. The page is frozen. */
-  listPets(input: ListPetsInput, context: CallContext): Promise<Outcome<readonly Pet[]>>;
-  /** Adds an animal and answers it with its new id. */
-  createPet(input: NewPet, context: CallContext): Promise<Outcome<Pet>>;
-  /** Fetches one animal. Deprecated: from 5 December 2030 it answers 410 `gone`. */
-  getPet(input: GetPetInput, context: CallContext): Promise<Outcome<Pet>>;
+type Operations = typeof operations;
+
+/** An operation's data as the store answers it: arrays read-only, since a cached page is frozen and shared. */
+type Answer<T> = T extends readonly (infer Item)[] ? readonly Item[] : T;
+
+/**
+ * One typed method per operation, named by its operationId: its input as typed callers send it, its output as
+ * answered. Derived from the registry: a new operation is a method of every store without a line here.
+ * @example const { data: pets, meta } = await store.listPets({ limit: 20 }, { apiKey }) // meta.nextCursor
+ */
+export type OperationMethods = {
+  readonly [K in keyof Operations]: (
+    input: z.input<Operations[K]['input']>,
+    context: CallContext,
+  ) => Promise<Outcome<Answer<z.output<Operations[K]['output']>>>>;
+};
+
+/**
+ * The pet store: every operation with the same authentication, quota, validation and errors for every caller, as a
+ * method of its own (`listPets`, `createPet`, …; see {@link OperationMethods}) and through {@link PetStore.call}.
+ */
+export interface PetStore extends OperationMethods {
   /**
    * The one entry of every request: authenticates, counts it against the quota, checks the operation is still
    * served, and only then reads the input (so a missing key is 401 before any body is read), validates and runs it.
@@ -305,10 +319,12 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     }
   }
 
+  const methods = Object.fromEntries(
+    (Object.keys(operations) as OperationId[]).map((id) => [id, (input: unknown, context: CallContext) => call(id, () => input, context)]),
+  ) as unknown as OperationMethods;
+
   return Object.freeze({
-    listPets: (input, context) => call('listPets', () => input, context),
-    createPet: (input, context) => call('createPet', () => input, context),
-    getPet: (input, context) => call('getPet', () => input, context),
+    ...methods,
     call,
     meter,
     async isHealthy() {
