@@ -71,6 +71,15 @@ export interface PetStore {
    */
   call(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<unknown>>;
   /**
+   * Admits a batch of calls as one request, before any of its calls is counted: the key is verified and the address
+   * rule applied once. Without a valid key the batch is counted once against the client address and refused
+   * (`missing_api_key` or `invalid_api_key`, or the address's 429); a valid key that the address rule refuses gets
+   * that same 429, uncharged, as a wrong key would. Admitted (a valid key or a principal), nothing is counted: `call`
+   * then counts each call. Failures are PetStoreErrors carrying their meta, as `call`'s are.
+   * @example await store.admitBatch(context); await Promise.all(calls.map(({ id, read }) => store.call(id, read, context)))
+   */
+  admitBatch(context: CallContext): Promise<void>;
+  /**
    * Counts a request that matches no operation (an unknown path, another method) against the caller's quota:
    * the key's when it is valid, the client address's otherwise. Never refuses a missing key; throws only 429/503.
    */
@@ -181,6 +190,18 @@ export function createPetStore(options: PetStoreOptions): PetStore {
    * wrong one (a right guess must look like a wrong one) and that refusal is not charged to it.
    */
   async function count(context: CallContext, meta: ResponseMeta, operationId?: OperationId): Promise<ApiKeyRecord | undefined> {
+    const key = await admit(context, meta, operationId);
+    if (!key) return undefined;
+    meta.rateLimit = await quota.consumeKey(key).catch((error: unknown) => refused(error, key, operationId));
+    onRequestCounted?.({ key, operationId });
+    return key;
+  }
+
+  /**
+   * `count` up to the key's own count: the key verified and the address rule applied. Answers the valid key, counted
+   * nothing yet; or undefined once the request was counted against the address, having no valid key.
+   */
+  async function admit(context: CallContext, meta: ResponseMeta, operationId?: OperationId): Promise<ApiKeyRecord | undefined> {
     const token = context.apiKey;
     const address = addressOf(context);
     const countAddress = async () => {
@@ -199,9 +220,12 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     if (!key) return countAddress();
     meta.keyId = key.id;
     if (addressCheck !== undefined && !(await quota.knowsKey(key, address))) refused(addressCheck, undefined, operationId);
-    meta.rateLimit = await quota.consumeKey(key).catch((error: unknown) => refused(error, key, operationId));
-    onRequestCounted?.({ key, operationId });
     return key;
+  }
+
+  /** The 401 of a request that has no valid key: none sent, or one that names no usable key. */
+  async function withoutKey(context: CallContext): Promise<PetStoreError> {
+    return context.apiKey === undefined ? new PetStoreError('missing_api_key') : invalidApiKey(await authenticator.explain(context.apiKey));
   }
 
   /** Counts a request against the principal a host named: no key to verify, no address rule (it is no guess). */
@@ -219,6 +243,17 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   /** An operation answered without error (2xx): its key becomes known at the caller's address. */
   function succeeded(key: ApiKeyRecord, context: CallContext) {
     quota.keySucceeded(key, addressOf(context));
+  }
+
+  async function admitBatch(context: CallContext): Promise<void> {
+    // A principal is no guess: nothing to verify, and each of its calls is counted on its own.
+    if (context.principal) return;
+    const meta: ResponseMeta = {};
+    try {
+      if (!(await admit(context, meta))) throw await withoutKey(context);
+    } catch (error) {
+      throw failure(error, meta);
+    }
   }
 
   async function meter(context: CallContext): Promise<ResponseMeta> {
@@ -266,11 +301,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       const { principal } = context;
       const key = principal ? undefined : await count(context, meta, operationId);
       if (principal) await countPrincipal(principal, meta, operationId);
-      else if (!key) {
-        throw context.apiKey === undefined
-          ? new PetStoreError('missing_api_key')
-          : invalidApiKey(await authenticator.explain(context.apiKey));
-      }
+      else if (!key) throw await withoutKey(context);
       const op = operations[operationId];
       if (op.deprecation) {
         if (key) deprecatedUsage.record(key.id, operationId);
@@ -310,6 +341,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     createPet: (input, context) => call('createPet', () => input, context),
     getPet: (input, context) => call('getPet', () => input, context),
     call,
+    admitBatch,
     meter,
     async isHealthy() {
       try {
