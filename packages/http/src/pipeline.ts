@@ -1,4 +1,5 @@
 import { PetStoreError, toPetStoreError, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
+import { createBatchGate, type BatchGate } from './batch-gate.js';
 import type { CallResult, Codec, CodecMatch } from './codec.js';
 import { createCors, type CorsOrigins } from './cors.js';
 import { createEdge, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
@@ -110,6 +111,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return failure;
   };
 
+  /** Admits a batch as one request (`store.admitBatch`); the failure to answer it with, if it is refused. */
+  const admit = (ctx: RequestContext): Promise<PetStoreError | undefined> =>
+    store.admitBatch(ctx).then(
+      () => undefined,
+      (error: unknown) => failed(error, ctx),
+    );
+
   async function call(
     request: StandardRequest,
     codec: Codec,
@@ -117,22 +125,35 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     ctx: RequestContext,
     t: RequestTrace | undefined,
   ) {
-    const run = (one: (typeof match.calls)[number]): Promise<CallResult> => {
+    const { calls } = match;
+    const run = (one: (typeof calls)[number], gate?: BatchGate, index = 0): Promise<CallResult> => {
       if ('failure' in one) return Promise.resolve({ ok: false, error: failed(one.failure, ctx) });
+      const gated = gate?.enter(index, one.readInput);
+      const readInput = gated ? gated.readInput : one.readInput;
       const inside = t && tracing!.enter(t, request, ctx, one.operationId);
       const called = inside
-        ? tracing!.run(inside, () => store.call(one.operationId, one.readInput, ctx))
-        : store.call(one.operationId, one.readInput, ctx);
+        ? tracing!.run(inside, () => store.call(one.operationId, readInput, ctx))
+        : store.call(one.operationId, readInput, ctx);
       return called.then(
         (outcome) => {
+          gated?.settled();
           if (outcome.meta.keyId !== undefined) ctx.keyId = outcome.meta.keyId;
           return { ok: true, outcome };
         },
-        (error: unknown) => ({ ok: false, error: failed(error, ctx) }),
+        (error: unknown) => {
+          gated?.settled(error);
+          return { ok: false, error: failed(error, ctx) };
+        },
       );
     };
-    const results = match.calls.length === 1 ? [await run(match.calls[0]!)] : await Promise.all(match.calls.map(run));
-    return codec.encode(match.plan, results, ctx);
+    if (calls.length === 1) return codec.encode(match.plan, [await run(calls[0]!)], ctx);
+    // A batch is one request at the edge: without a valid key it is refused once, with one answer.
+    if (calls.filter((one) => !('failure' in one)).length > 1) {
+      const refusal = await admit(ctx);
+      if (refusal) return codec.encodeError(refusal, ctx);
+    }
+    const gate = createBatchGate();
+    return codec.encode(match.plan, await Promise.all(calls.map((one, index) => run(one, gate, index))), ctx);
   }
 
   async function refuse(codec: Codec, ctx: RequestContext, error: PetStoreError, allow?: string) {
@@ -175,6 +196,14 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       case 'calls':
         ctx.route = match.route;
         return call(request, codec, match, ctx, t);
+      case 'delegated': {
+        ctx.route = match.route;
+        const refusal = await admit(ctx);
+        if (refusal) return codec.encodeError(refusal, ctx);
+        const headers: Record<string, string> = { 'x-request-id': ctx.requestId };
+        cors.decorate(request, headers);
+        return match.serve(ctx, headers);
+      }
       case 'resource': {
         ctx.route = match.route;
         const headers: Record<string, string> = { 'x-request-id': ctx.requestId };
