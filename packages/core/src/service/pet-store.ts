@@ -82,8 +82,10 @@ export interface PetStore {
   /**
    * Counts a request that matches no operation (an unknown path, another method) against the caller's quota:
    * the key's when it is valid, the client address's otherwise. Never refuses a missing key; throws only 429/503.
+   * `requests` counts that many at once: the calls of a batch refused without running, after one of them was
+   * refused with 429.
    */
-  meter(context: CallContext): Promise<ResponseMeta>;
+  meter(context: CallContext, requests?: number): Promise<ResponseMeta>;
   /** Whether the database answers. */
   isHealthy(): Promise<boolean>;
   /**
@@ -178,8 +180,13 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     return failed;
   }
 
-  function refused(error: unknown, key: ApiKeyRecord | undefined, operationId?: OperationId): never {
-    if (error instanceof PetStoreError && error.status === 429) onRequestCounted?.({ key, operationId, refusal: error });
+  /** Tells `onRequestCounted` of each of `requests` requests counted together. */
+  const told = (request: CountedRequest, requests: number) => {
+    for (let i = 0; i < requests; i++) onRequestCounted?.(request);
+  };
+
+  function refused(error: unknown, key: ApiKeyRecord | undefined, operationId?: OperationId, requests = 1): never {
+    if (error instanceof PetStoreError && error.status === 429) told({ key, operationId, refusal: error }, requests);
     throw error;
   }
 
@@ -189,11 +196,11 @@ export function createPetStore(options: PetStoreOptions): PetStore {
    * as usual, so strangers sharing the address cannot lock its client out; any other key is refused exactly like a
    * wrong one (a right guess must look like a wrong one) and that refusal is not charged to it.
    */
-  async function count(context: CallContext, meta: ResponseMeta, operationId?: OperationId): Promise<ApiKeyRecord | undefined> {
-    const key = await admit(context, meta, operationId);
+  async function count(context: CallContext, meta: ResponseMeta, operationId?: OperationId, requests = 1): Promise<ApiKeyRecord | undefined> {
+    const key = await admit(context, meta, operationId, requests);
     if (!key) return undefined;
-    meta.rateLimit = await quota.consumeKey(key).catch((error: unknown) => refused(error, key, operationId));
-    onRequestCounted?.({ key, operationId });
+    meta.rateLimit = await quota.consumeKey(key, requests).catch((error: unknown) => refused(error, key, operationId, requests));
+    told({ key, operationId }, requests);
     return key;
   }
 
@@ -201,12 +208,14 @@ export function createPetStore(options: PetStoreOptions): PetStore {
    * `count` up to the key's own count: the key verified and the address rule applied. Answers the valid key, counted
    * nothing yet; or undefined once the request was counted against the address, having no valid key.
    */
-  async function admit(context: CallContext, meta: ResponseMeta, operationId?: OperationId): Promise<ApiKeyRecord | undefined> {
+  async function admit(context: CallContext, meta: ResponseMeta, operationId?: OperationId, requests = 1): Promise<ApiKeyRecord | undefined> {
     const token = context.apiKey;
     const address = addressOf(context);
     const countAddress = async () => {
-      meta.rateLimit = await quota.consumeAddress(address).catch((error: unknown) => refused(error, undefined, operationId));
-      onRequestCounted?.({ key: undefined, operationId });
+      meta.rateLimit = await quota
+        .consumeAddress(address, requests)
+        .catch((error: unknown) => refused(error, undefined, operationId, requests));
+      told({ key: undefined, operationId }, requests);
       return undefined;
     };
     if (token === undefined) return countAddress();
@@ -219,7 +228,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     ]);
     if (!key) return countAddress();
     meta.keyId = key.id;
-    if (addressCheck !== undefined && !(await quota.knowsKey(key, address))) refused(addressCheck, undefined, operationId);
+    if (addressCheck !== undefined && !(await quota.knowsKey(key, address))) refused(addressCheck, undefined, operationId, requests);
     return key;
   }
 
@@ -229,15 +238,15 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   }
 
   /** Counts a request against the principal a host named: no key to verify, no address rule (it is no guess). */
-  async function countPrincipal(principal: Principal, meta: ResponseMeta, operationId?: OperationId): Promise<void> {
+  async function countPrincipal(principal: Principal, meta: ResponseMeta, operationId?: OperationId, requests = 1): Promise<void> {
     meta.principalId = principal.id;
     meta.rateLimit = await quota
-      .consumeKey(quotaSubject(principal, plans))
+      .consumeKey(quotaSubject(principal, plans), requests)
       .catch((error: unknown) => {
-        if (error instanceof PetStoreError && error.status === 429) onRequestCounted?.({ key: undefined, principal, operationId, refusal: error });
+        if (error instanceof PetStoreError && error.status === 429) told({ key: undefined, principal, operationId, refusal: error }, requests);
         throw error;
       });
-    onRequestCounted?.({ key: undefined, principal, operationId });
+    told({ key: undefined, principal, operationId }, requests);
   }
 
   /** An operation answered without error (2xx): its key becomes known at the caller's address. */
@@ -256,11 +265,11 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     }
   }
 
-  async function meter(context: CallContext): Promise<ResponseMeta> {
+  async function meter(context: CallContext, requests = 1): Promise<ResponseMeta> {
     const meta: ResponseMeta = {};
     try {
-      if (context.principal) await countPrincipal(context.principal, meta);
-      else await count(context, meta);
+      if (context.principal) await countPrincipal(context.principal, meta, undefined, requests);
+      else await count(context, meta, undefined, requests);
       return meta;
     } catch (error) {
       throw failure(error, meta);
