@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createBatchGate } from './batch-gate.js';
 
 /** An input reader that remembers whether it was read. */
-const reader = (input: unknown) => {
-  const read = { count: 0, fn: async () => (read.count++, input) };
+const reader = (input: string) => {
+  const read: { count: number; fn: () => Promise<string> } = { count: 0, fn: async () => (read.count++, input) };
   return read;
 };
 
@@ -31,7 +31,7 @@ describe('the order of a batch\'s calls', () => {
     const first = gate.enter(0, reader('a').fn);
     const second = gate.enter(1, reader('b').fn);
     let read = false;
-    const reading = second.readInput().then((value) => ((read = true), value));
+    const reading = second.readInput().then((value: unknown) => ((read = true), value));
     await new Promise((resolve) => setImmediate(resolve));
     expect(read).toBe(false);
     await first.readInput();

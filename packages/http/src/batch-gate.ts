@@ -3,7 +3,7 @@ import { PetStoreError, type InputReader } from '@petstore/core';
 /** One call's passage through a {@link BatchGate}. */
 export interface GatedCall {
   /** The call's input reader, for `store.call`: it reads nothing once an earlier call of the batch was refused with 429. */
-  readonly readInput: InputReader;
+  readonly readInput: () => Promise<unknown>;
   /** Tells the gate how the call ended (its error, if it failed); call it whatever the outcome. */
   settled(error?: unknown): void;
 }

@@ -1,5 +1,5 @@
-import { PetStoreError, toPetStoreError, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
-import { createBatchGate, type BatchGate } from './batch-gate.js';
+import { PetStoreError, toPetStoreError, type InputReader, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
+import { createBatch, type Batch } from './batch.js';
 import type { CallResult, Codec, CodecMatch } from './codec.js';
 import { createCors, type CorsOrigins } from './cors.js';
 import { createEdge, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
@@ -111,13 +111,6 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return failure;
   };
 
-  /** Admits a batch as one request (`store.admitBatch`); the failure to answer it with, if it is refused. */
-  const admit = (ctx: RequestContext): Promise<PetStoreError | undefined> =>
-    store.admitBatch(ctx).then(
-      () => undefined,
-      (error: unknown) => failed(error, ctx),
-    );
-
   async function call(
     request: StandardRequest,
     codec: Codec,
@@ -126,34 +119,34 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     t: RequestTrace | undefined,
   ) {
     const { calls } = match;
-    const run = (one: (typeof calls)[number], gate?: BatchGate, index = 0): Promise<CallResult> => {
+    const run = (one: (typeof calls)[number], batch?: Batch, index = 0): Promise<CallResult> => {
       if ('failure' in one) return Promise.resolve({ ok: false, error: failed(one.failure, ctx) });
-      const gated = gate?.enter(index, one.readInput);
-      const readInput = gated ? gated.readInput : one.readInput;
-      const inside = t && tracing!.enter(t, request, ctx, one.operationId);
-      const called = inside
-        ? tracing!.run(inside, () => store.call(one.operationId, readInput, ctx))
-        : store.call(one.operationId, readInput, ctx);
-      return called.then(
+      const enter = (readInput: InputReader) => {
+        const inside = t && tracing!.enter(t, request, ctx, one.operationId);
+        return inside
+          ? tracing!.run(inside, () => store.call(one.operationId, readInput, ctx))
+          : store.call(one.operationId, readInput, ctx);
+      };
+      return (batch ? batch.call(index, one.readInput, enter) : enter(one.readInput)).then(
         (outcome) => {
-          gated?.settled();
           if (outcome.meta.keyId !== undefined) ctx.keyId = outcome.meta.keyId;
           return { ok: true, outcome };
         },
-        (error: unknown) => {
-          gated?.settled(error);
-          return { ok: false, error: failed(error, ctx) };
-        },
+        (error: unknown) => ({ ok: false, error: failed(error, ctx) }),
       );
     };
     if (calls.length === 1) return codec.encode(match.plan, [await run(calls[0]!)], ctx);
-    // A batch is one request at the edge: without a valid key it is refused once, with one answer.
-    if (calls.filter((one) => !('failure' in one)).length > 1) {
-      const refusal = await admit(ctx);
-      if (refusal) return codec.encodeError(refusal, ctx);
+    if (calls.filter((one) => !('failure' in one)).length < 2) {
+      return codec.encode(match.plan, await Promise.all(calls.map((one) => run(one))), ctx);
     }
-    const gate = createBatchGate();
-    return codec.encode(match.plan, await Promise.all(calls.map((one, index) => run(one, gate, index))), ctx);
+    // A batch is one request at the edge: without a valid key it is refused once, with one answer.
+    const batch = createBatch(store, ctx);
+    const refusal = await batch.admitted.then(
+      () => undefined,
+      (error: unknown) => failed(error, ctx),
+    );
+    if (refusal) return codec.encodeError(refusal, ctx);
+    return codec.encode(match.plan, await Promise.all(calls.map((one, index) => run(one, batch, index))), ctx);
   }
 
   async function refuse(codec: Codec, ctx: RequestContext, error: PetStoreError, allow?: string) {
@@ -198,7 +191,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         return call(request, codec, match, ctx, t);
       case 'delegated': {
         ctx.route = match.route;
-        const refusal = await admit(ctx);
+        const refusal = await store.admitBatch(ctx).then(
+          () => undefined,
+          (error: unknown) => failed(error, ctx),
+        );
         if (refusal) return codec.encodeError(refusal, ctx);
         const headers: Record<string, string> = { 'x-request-id': ctx.requestId };
         cors.decorate(request, headers);
