@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { operations, Pets, PetStoreError, type OperationId, type PetStore, type Principal, type ResponseMeta } from '@petstore/core';
-import { createBatchGate, createEdge, fromFetchRequest, fromNodeRequest, responseHeaders, type BatchGate, type EdgeOptions } from '@petstore/http';
+import { createBatch, createEdge, fromFetchRequest, fromNodeRequest, responseHeaders, type Batch, type EdgeOptions } from '@petstore/http';
 import type { TRPCMutationProcedure, TRPCProcedureBuilder, TRPCQueryProcedure, TRPCUnsetMarker } from '@trpc/server';
 import { z } from 'zod';
 import { petStoreErrorIn, toTrpcError } from './errors/error-mapping.js';
@@ -72,10 +72,9 @@ export function petsResponseMeta(pets: PetsRouter<any>): PetsResponseMeta {
 
 type Recorded = { meta: ResponseMeta; nextUrl?: string | undefined };
 
-/** The calls of one request in flight: admitted once as a batch, in order (see `createBatchGate`). */
+/** The pets calls of one request in flight: one batch (see `createBatch`), and how many of its calls still run. */
 interface InFlight {
-  admission: Promise<void>;
-  gate: BatchGate;
+  batch: Batch;
   calls: number;
 }
 
@@ -110,25 +109,21 @@ export function createPetsRouter<TContext extends object, TMeta extends object, 
   // The calls of each request in flight: a batch is admitted once, and its calls keep their order (DECISIONS).
   const inFlight = new WeakMap<object, InFlight>();
 
-  /** Runs one call: the request admitted once for all its calls, then the call itself through the batch's gate. */
+  /**
+   * Runs one call as a call of its request's batch: the calls of a request in flight together are one batch,
+   * admitted once and run in order (`createBatch`); a request's state goes with its last call.
+   */
   async function run(operationId: OperationId, ctx: Ctx, batchIndex: number, readInput: () => Promise<unknown>) {
     const caller = await callerOf(ctx);
     const store = storeOf(ctx);
     const request = requestOf(ctx);
-    let batch = inFlight.get(request);
-    if (!batch) inFlight.set(request, (batch = { admission: store.admitBatch(caller), gate: createBatchGate(), calls: 0 }));
-    batch.calls++;
-    const gated = batch.gate.enter(batchIndex, readInput);
+    let entry = inFlight.get(request);
+    if (!entry) inFlight.set(request, (entry = { batch: createBatch(store, caller), calls: 0 }));
+    entry.calls++;
     try {
-      await batch.admission;
-      const outcome = await store.call(operationId, gated.readInput, caller);
-      gated.settled();
-      return outcome;
-    } catch (error) {
-      gated.settled(error);
-      throw error;
+      return await entry.batch.call(batchIndex, readInput, (read) => store.call(operationId, read, caller));
     } finally {
-      if (--batch.calls === 0) inFlight.delete(request);
+      if (--entry.calls === 0) inFlight.delete(request);
     }
   }
 
