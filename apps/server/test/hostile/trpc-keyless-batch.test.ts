@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../faults/load.js';
 import { startProcess, type ServerProcess } from '../helpers.js';
-import { attack, cpuMs, legitimateClient, minuteWithRoom, quantile, serverDatabases, sideBySide } from './legitimate-client.js';
+import { attack, cpuMs, legitimateClient, minuteWithRoom, quantile, serverDatabases, sideBySide } from './trpc-batch-attack.js';
 
 // Key-less batches of the most calls a batch may hold (100), plain and streamed, from several connections at once.
 // Each was run call by call: 100 calls counted against the address and 100 envelopes written. Now each batch is one

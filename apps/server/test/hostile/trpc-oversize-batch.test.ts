@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../faults/load.js';
 import { startProcess, type ServerProcess } from '../helpers.js';
-import { attack, cpuMs, legitimateClient, quantile, requestLines, serverDatabases, sideBySide } from './legitimate-client.js';
+import { attack, cpuMs, legitimateClient, quantile, requestLines, serverDatabases, sideBySide } from './trpc-batch-attack.js';
 
 // The attack of issue 25: a key-less `GET /trpc/pets.get,pets.get,…(1,800 times)?batch=1` (16 KB) from several
 // connections at once. It used to run 1,800 calls and write 547 KB each time, also after the address was refused,

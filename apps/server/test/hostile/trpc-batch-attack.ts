@@ -1,3 +1,5 @@
+// What the tRPC batch attacks share: the server on each database, a legitimate client measured beside an attack and
+// beside a reference load, the server's CPU time and request lines.
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { scratchPostgres } from '@petstore/testing';
