@@ -152,20 +152,32 @@ async function checkNextRoute(project) {
   console.log('readme-snippets: next-route answers /api/petstore/healthz and a 401 on /api/petstore/v1/pets');
 }
 
-/** The host's tRPC server: a logged-in user gets the pets procedures under its own quota; the host's errors stay its own. */
+/**
+ * The host's tRPC server, its base procedure extending the context with the user: a logged-in user gets the pets
+ * procedures under its own quota, with the rate-limit headers, a batch counting each call and one of more than 100
+ * calls refused before any runs; the host's own errors stay its own.
+ */
 async function checkHostTrpc(project) {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const server = start(project, 'host-trpc', { PORT: String(port) });
+  const alice = { 'x-user': 'alice' };
   try {
     await waitFor(`${base}/hello`);
-    const list = await fetch(`${base}/pets.list?input=${encodeURIComponent('{}')}`, { headers: { 'x-user': 'alice' } });
+    const list = await fetch(`${base}/pets.list?input=${encodeURIComponent('{}')}`, { headers: alice });
+    const batch = await fetch(`${base}/pets.list,pets.page?batch=1&input=${encodeURIComponent('{"0":{},"1":{}}')}`, { headers: alice });
+    const oversize = await fetch(`${base}/${Array.from({ length: 101 }, () => 'pets.list').join(',')}?batch=1`, { headers: alice });
     const anonymous = await fetch(`${base}/pets.list?input=${encodeURIComponent('{}')}`);
     const error = (await anonymous.json()).error;
-    if (list.status !== 200 || list.headers.get('x-ratelimit-limit') !== '60' || anonymous.status !== 401 || error?.data?.error) {
-      throw new Error(`host-trpc answered ${list.status} (limit ${list.headers.get('x-ratelimit-limit')}) and ${anonymous.status} ${JSON.stringify(error)}`);
-    }
-    console.log("readme-snippets: host-trpc serves pets.list per user (limit 60) and keeps the host's own 401");
+    const seen = {
+      list: [list.status, list.headers.get('x-ratelimit-limit'), list.headers.get('x-ratelimit-remaining')],
+      batch: [batch.status, batch.headers.get('x-ratelimit-remaining')],
+      oversize: oversize.status,
+      anonymous: [anonymous.status, error?.data?.error ?? null],
+    };
+    const expected = { list: [200, '60', '59'], batch: [200, '57'], oversize: 400, anonymous: [401, null] };
+    if (JSON.stringify(seen) !== JSON.stringify(expected)) throw new Error(`host-trpc answered ${JSON.stringify(seen)}`);
+    console.log("readme-snippets: host-trpc serves pets.list per user behind its middleware (limit 60, each call of a batch counted, 101 calls refused) and keeps the host's own 401");
   } finally {
     server.kill();
   }

@@ -1,5 +1,6 @@
 export type { StandardRequest, StandardResponse, PeerInfo } from './standard.js';
 export type { Codec, CodecCall, CodecMatch, CallResult } from './codec.js';
+export { createBatch, type Batch } from './batch.js';
 export { createPipeline, normalizeBasePath, type Pipeline, type PipelineOptions, type PipelineResult, type Resource, type SurfaceOptions } from './pipeline.js';
 export { createEdge, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
 export { createCors, EXPOSED_HEADERS, type Cors, type CorsOrigins } from './cors.js';

@@ -1,5 +1,6 @@
-import { PetStoreError, toPetStoreError, unavailableDependency, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
+import { PetStoreError, toPetStoreError, unavailableDependency, type InputReader, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
 import { withAnswerHeaders } from './answer-headers.js';
+import { createBatch, type Batch } from './batch.js';
 import type { CallResult, Codec, CodecMatch } from './codec.js';
 import { createCors, type CorsOrigins } from './cors.js';
 import { createEdge, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
@@ -122,13 +123,16 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     ctx: RequestContext,
     t: RequestTrace | undefined,
   ) {
-    const run = (one: (typeof match.calls)[number]): Promise<CallResult> => {
+    const { calls } = match;
+    const run = (one: (typeof calls)[number], batch?: Batch, index = 0): Promise<CallResult> => {
       if ('failure' in one) return Promise.resolve({ ok: false, error: failed(one.failure, ctx) });
-      const inside = t && tracing!.enter(t, request, ctx, one.operationId);
-      const called = inside
-        ? tracing!.run(inside, () => store.call(one.operationId, one.readInput, ctx))
-        : store.call(one.operationId, one.readInput, ctx);
-      return called.then(
+      const enter = (readInput: InputReader) => {
+        const inside = t && tracing!.enter(t, request, ctx, one.operationId);
+        return inside
+          ? tracing!.run(inside, () => store.call(one.operationId, readInput, ctx))
+          : store.call(one.operationId, readInput, ctx);
+      };
+      return (batch ? batch.call(index, one.readInput, enter) : enter(one.readInput)).then(
         (outcome) => {
           if (outcome.meta.keyId !== undefined) ctx.keyId = outcome.meta.keyId;
           return { ok: true, outcome };
@@ -136,8 +140,18 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         (error: unknown) => ({ ok: false, error: failed(error, ctx) }),
       );
     };
-    const results = match.calls.length === 1 ? [await run(match.calls[0]!)] : await Promise.all(match.calls.map(run));
-    return codec.encode(match.plan, results, ctx);
+    if (calls.length === 1) return codec.encode(match.plan, [await run(calls[0]!)], ctx);
+    if (calls.filter((one) => !('failure' in one)).length < 2) {
+      return codec.encode(match.plan, await Promise.all(calls.map((one) => run(one))), ctx);
+    }
+    // A batch is one request at the edge: without a valid key it is refused once, with one answer.
+    const batch = createBatch(store, ctx);
+    const refusal = await batch.admitted.then(
+      () => undefined,
+      (error: unknown) => failed(error, ctx),
+    );
+    if (refusal) return codec.encodeError(refusal, ctx);
+    return codec.encode(match.plan, await Promise.all(calls.map((one, index) => run(one, batch, index))), ctx);
   }
 
   async function refuse(codec: Codec, ctx: RequestContext, error: PetStoreError, allow?: string) {
@@ -180,6 +194,17 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       case 'calls':
         ctx.route = match.route;
         return call(request, codec, match, ctx, t);
+      case 'delegated': {
+        ctx.route = match.route;
+        const refusal = await store.admitBatch(ctx).then(
+          () => undefined,
+          (error: unknown) => failed(error, ctx),
+        );
+        if (refusal) return codec.encodeError(refusal, ctx);
+        const headers: Record<string, string> = { 'x-request-id': ctx.requestId };
+        cors.decorate(request, headers);
+        return match.serve(ctx, headers);
+      }
       case 'resource': {
         ctx.route = match.route;
         const headers: Record<string, string> = { 'x-request-id': ctx.requestId };

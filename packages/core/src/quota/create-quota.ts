@@ -125,7 +125,23 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
         ? coalesced(createRedisCounters(config.client, config.keyPrefix))
         : createMemoryCounters();
 
-  async function consumeKey(key: QuotaSubject): Promise<RateLimitWindow[]> {
+  // The bans this instance is writing: the requests of one key past the threshold at once (a batch's calls, a
+  // burst) all read "not banned" before the first write lands, and each would write its own ban.
+  const banning = new Map<string, Promise<number>>();
+  function startBan(banKey: string, now: number): Promise<number> {
+    let written = banning.get(banKey);
+    if (!written) {
+      const value = banValue(now, banSeconds);
+      written = counters
+        .write(banKey, value, banSeconds + BAN_MARGIN_SECONDS)
+        .then(() => (remember(banKey, value, now), value))
+        .finally(() => banning.delete(banKey));
+      banning.set(banKey, written);
+    }
+    return written;
+  }
+
+  async function consumeKey(key: QuotaSubject, requests = 1): Promise<RateLimitWindow[]> {
     const now = clock.now();
     const { perMinute, perDay } = key.limits;
     const minuteKey = `m:${key.id}:${windowIndex(now, MINUTE_MS)}`;
@@ -137,7 +153,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
       counters.incrementWindows(
         { key: minuteKey, seconds: MINUTE_ENTRY_SECONDS },
         { key: dayKey, seconds: DAY_ENTRY_SECONDS },
-        1,
+        wholeNumber('requests', requests),
         perMinute,
       ),
     ]);
@@ -148,12 +164,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     const windows = bindingFirst(minute, day);
 
     let bannedUntil = ban === undefined ? -Infinity : banEnd(ban);
-    if (bannedUntil <= now && minuteCount > perMinute + banThreshold) {
-      const value = banValue(now, banSeconds);
-      await counters.write(banKey, value, banSeconds + BAN_MARGIN_SECONDS);
-      remember(banKey, value, now);
-      bannedUntil = banEnd(value);
-    }
+    if (bannedUntil <= now && minuteCount > perMinute + banThreshold) bannedUntil = banEnd(await startBan(banKey, now));
     if (bannedUntil > now) {
       const until = new Date(bannedUntil).toISOString();
       throw refused(
@@ -202,10 +213,10 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     return value;
   }
 
-  async function consumeAddress(address: string): Promise<RateLimitWindow[]> {
+  async function consumeAddress(address: string, requests = 1): Promise<RateLimitWindow[]> {
     const now = clock.now();
     const counter = addressCounter(address, now);
-    const count = await counters.increment(counter, MINUTE_ENTRY_SECONDS);
+    const count = await counters.increment(counter, MINUTE_ENTRY_SECONDS, wholeNumber('requests', requests));
     remember(counter, count, now);
     return addressWindow(address, count, now);
   }
