@@ -1,34 +1,41 @@
 #!/usr/bin/env bash
-# Starts PgBouncer on 127.0.0.1:6432 in transaction pooling in front of the CI cluster (.ci/start-postgres.sh), any
-# database on it, as docs/deploying.md configures it: postgres://postgres:postgres@127.0.0.1:6432/petstore.
+# Starts PgBouncer on 127.0.0.1:6432 (or the port given as $1) in front of the CI cluster (.ci/start-postgres.sh),
+# with docs/deploying.md's pgbouncer.ini as printed there, only its addresses, port and user list replaced:
+# postgres://postgres:postgres@127.0.0.1:6432/petstore. Idempotent: a PgBouncer already answering there is left as it is.
 set -euo pipefail
-dir=/tmp/petstore-ci-pgbouncer
-if pg_isready -q -h 127.0.0.1 -p 6432 2>/dev/null; then echo "PgBouncer is already up on 127.0.0.1:6432"; exit 0; fi
+cd "$(dirname "$0")/.."
+PORT="${1:-6432}"
+dir=/tmp/petstore-ci-pgbouncer-$PORT
+if pg_isready -q -h 127.0.0.1 -p "$PORT" 2>/dev/null; then echo "PgBouncer is already up on 127.0.0.1:$PORT"; exit 0; fi
 mkdir -p "$dir"
-cat > "$dir/userlist.txt" <<'USERS'
-"postgres" "postgres"
-USERS
-cat > "$dir/pgbouncer.ini" <<INI
-[databases]
-* = host=127.0.0.1 port=5432 user=postgres password=postgres
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = 6432
-unix_socket_dir =
-auth_type = scram-sha-256
-auth_file = $dir/userlist.txt
-pool_mode = transaction
-default_pool_size = 20
-# A request waits at most 5 s for a server connection, then fails (503), as with a direct pool: never a hang.
-query_wait_timeout = 5
-max_client_conn = 2000
-ignore_startup_parameters = extra_float_digits
-logfile = $dir/pgbouncer.log
-pidfile = $dir/pgbouncer.pid
-INI
+
+# The fenced block below "<!-- recipe: pgbouncer.ini -->" in the docs.
+config=$(awk '$0 == "<!-- recipe: pgbouncer.ini -->" { marked = 1; next }
+  marked && /^```/ { if (inside) exit; inside = 1; next }
+  inside { print }' docs/deploying.md)
+[ -n "$config" ] || { echo "docs/deploying.md has no pgbouncer.ini recipe" >&2; exit 1; }
+# Replaces a literal of the recipe, which must be there: CI never runs what the docs no longer say.
+replace() {
+  grep -qF -- "$1" <<<"$config" || { echo "the pgbouncer.ini recipe no longer contains: $1" >&2; exit 1; }
+  config=${config//"$1"/"$2"}
+}
+replace 'host=10.0.0.5 port=5432' 'host=127.0.0.1 port=5432'
+replace 'listen_addr = 0.0.0.0' 'listen_addr = 127.0.0.1'
+replace 'listen_port = 6432' "listen_port = $PORT"
+replace '/etc/pgbouncer/userlist.txt' "$dir/userlist.txt"
+printf '%s\n' "$config" > "$dir/pgbouncer.ini"
+printf '"postgres" "postgres"\n' > "$dir/userlist.txt"
 chown -R postgres:postgres "$dir"
 chmod 700 "$dir"
-# PgBouncer refuses to run as root.
-runuser -u postgres -- pgbouncer -d "$dir/pgbouncer.ini"
-until pg_isready -q -h 127.0.0.1 -p 6432; do sleep 0.2; done
-echo "PgBouncer $(pgbouncer --version | sed -n '1s/PgBouncer //p') is up on 127.0.0.1:6432 (transaction pooling)"
+# PgBouncer refuses to run as root; in the foreground as Debian's service runs it, detached from this script.
+setsid runuser -u postgres -- pgbouncer "$dir/pgbouncer.ini" >>"$dir/pgbouncer.log" 2>&1 </dev/null &
+for _ in $(seq 1 100); do
+  if pg_isready -q -h 127.0.0.1 -p "$PORT"; then
+    echo "PgBouncer $(pgbouncer --version | sed -n '1s/PgBouncer //p') is up on 127.0.0.1:$PORT (transaction pooling, docs/deploying.md)"
+    exit 0
+  fi
+  sleep 0.2
+done
+echo "PgBouncer did not start:" >&2
+cat "$dir/pgbouncer.log" >&2
+exit 1

@@ -6,7 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-packages=(core http trpc rest drivers pglite embed)
+packages=(core http trpc rest drivers pglite embed client cli)
 work=$(mktemp -d "${TMPDIR:-/tmp}/petstore-packages-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 status=0
@@ -25,12 +25,8 @@ for name in "${packages[@]}"; do
   npx --no-install attw "$work/$tarball" --profile esm-only --format table-flipped || fail "attw failed for @petstore/$name"
 done
 
-consumer="$work/consumer"
-mkdir -p "$consumer/src"
-cat > "$consumer/package.json" <<JSON
-{ "name": "petstore-consumer", "private": true, "type": "module" }
-JSON
-cat > "$consumer/tsconfig.json" <<JSON
+tsconfig() {
+  cat > "$1/tsconfig.json" <<JSON
 {
   "compilerOptions": {
     "target": "ES2023", "lib": ["ES2023", "DOM"], "module": "NodeNext", "moduleResolution": "NodeNext",
@@ -40,23 +36,102 @@ cat > "$consumer/tsconfig.json" <<JSON
   "include": ["src"]
 }
 JSON
-# The README's snippets, verbatim: every fenced block after a `<!-- snippet: NAME -->` line becomes src/NAME.ts.
-node scripts/readme-snippets.mjs extract README.md "$consumer/src" || fail "the README's snippets could not be extracted"
-(
-  cd "$consumer" &&
-    npm install --no-audit --no-fund --no-package-lock --silent "$work"/petstore-*.tgz \
-      "zod@$(version zod)" "kysely@$(version kysely)" "@trpc/server@$(version @trpc/server)" \
-      "@trpc/client@$(version @trpc/client)" "typescript@$(version typescript)" "@types/node@$(version @types/node)" \
-      "express@$(version express)" "@types/express@$(version @types/express)" "fastify@$(version fastify)" \
-      "hono@$(version hono)" "@hono/node-server@$(version @hono/node-server)" "pino@$(version pino)" \
-      "@opentelemetry/api@$(version @opentelemetry/api)" "@opentelemetry/sdk-trace-base@$(embed_dev @opentelemetry/sdk-trace-base)" \
-      "@opentelemetry/core@$(embed_dev @opentelemetry/core)" "@opentelemetry/context-async-hooks@$(embed_dev @opentelemetry/context-async-hooks)" \
-      "pg@$(version pg)" "@types/pg@$(version @types/pg)"
-) || fail "the tarballs did not install into a scratch project"
-if (cd "$consumer" && npx --no-install tsc -p tsconfig.json); then
-  node scripts/readme-snippets.mjs run "$consumer" || fail "a README snippet compiled but did not run as it says"
+}
+tarball() { ls "$work"/petstore-"$1"-*.tgz; }
+# What the host snippets use beside the packages: the hosts, the host's own pool, logger, tRPC client and SDK.
+host_packages=("zod@$(version zod)" "kysely@$(version kysely)" "@trpc/server@$(version @trpc/server)"
+  "@trpc/client@$(version @trpc/client)" "typescript@$(version typescript)" "@types/node@$(version @types/node)"
+  "express@$(version express)" "@types/express@$(version @types/express)" "fastify@$(version fastify)"
+  "hono@$(version hono)" "@hono/node-server@$(version @hono/node-server)" "pino@$(version pino)"
+  "@opentelemetry/api@$(version @opentelemetry/api)" "@opentelemetry/sdk-trace-base@$(embed_dev @opentelemetry/sdk-trace-base)"
+  "@opentelemetry/core@$(embed_dev @opentelemetry/core)" "@opentelemetry/context-async-hooks@$(embed_dev @opentelemetry/context-async-hooks)"
+  "pg@$(version pg)" "@types/pg@$(version @types/pg)")
+
+# Installs packages into a scratch project with npm, or with pnpm (its strict layout: a project reaches only the
+# packages it names itself). The packages' dependencies on each other resolve to the tarballs, as the registry would
+# serve them (overrides; npm refuses one that names a direct dependency, which it takes from the tarball anyway).
+install_into() {
+  local dir=$1 manager=$2
+  shift 2
+  local overrides="" name
+  for name in "${packages[@]}"; do
+    [[ $manager = npm && " $* " == *" $(tarball "$name") "* ]] || overrides+="\"@petstore/$name\": \"file:$(tarball "$name")\","
+  done
+  # npm reads its overrides from package.json; pnpm from pnpm-workspace.yaml (JSON is YAML).
+  node -e '
+    const fs = require("fs");
+    const [dir, manager, overrides] = process.argv.slice(1);
+    const map = JSON.parse(`{${overrides.replace(/,$/, "")}}`);
+    if (manager === "pnpm") fs.writeFileSync(`${dir}/pnpm-workspace.yaml`, JSON.stringify({ overrides: map }, null, 2));
+    else {
+      const pkg = JSON.parse(fs.readFileSync(`${dir}/package.json`, "utf8"));
+      fs.writeFileSync(`${dir}/package.json`, JSON.stringify({ ...pkg, overrides: map }, null, 2));
+    }
+  ' "$dir" "$manager" "$overrides"
+  if [ "$manager" = npm ]; then
+    (cd "$dir" && npm install --no-audit --no-fund --no-package-lock --silent "$@")
+  else
+    (cd "$dir" && "$root/node_modules/.bin/pnpm" add --silent --config.confirmModulesPurge=false "$@" >/dev/null)
+  fi
+}
+
+for manager in npm pnpm; do
+  # The repository README's snippets, in a project that installs only what the README's install lines name: every
+  # fenced block after a `<!-- snippet: NAME -->` line becomes src/NAME.ts, compiled strictly and run.
+  consumer="$work/consumer-$manager"
+  mkdir -p "$consumer/src"
+  echo '{ "name": "petstore-consumer", "private": true, "type": "module" }' > "$consumer/package.json"
+  tsconfig "$consumer"
+  node scripts/readme-snippets.mjs extract README.md "$consumer/src" || fail "the README's snippets could not be extracted"
+  if install_into "$consumer" "$manager" "$(tarball embed)" "$(tarball pglite)" "$(tarball trpc)" "$(tarball cli)" "${host_packages[@]}"; then
+    if (cd "$consumer" && npx --no-install tsc -p tsconfig.json); then
+      node scripts/readme-snippets.mjs run "$consumer" || fail "a README snippet compiled but did not run as it says ($manager)"
+    else
+      fail "the README's snippets do not compile strictly (skipLibCheck false) against the packed packages ($manager)"
+    fi
+  else
+    fail "the tarballs did not install into a scratch project ($manager)"
+  fi
+
+  # Every TypeScript fragment of every package's README, as pasted, in a project with every package installed.
+  fragments="$work/fragments-$manager"
+  mkdir -p "$fragments/src"
+  echo '{ "name": "petstore-fragments", "private": true, "type": "module" }' > "$fragments/package.json"
+  tsconfig "$fragments"
+  for name in "${packages[@]}"; do
+    node scripts/readme-snippets.mjs extract-all "packages/$name/README.md" "$fragments/src" "$name" ||
+      fail "the fragments of packages/$name/README.md could not be extracted"
+  done
+  all_tarballs=()
+  for name in "${packages[@]}"; do all_tarballs+=("$(tarball "$name")"); done
+  if install_into "$fragments" "$manager" "${all_tarballs[@]}" "${host_packages[@]}"; then
+    (cd "$fragments" && npx --no-install tsc -p tsconfig.json --noEmit) ||
+      fail "a fragment of a package's README does not compile as pasted ($manager)"
+  else
+    fail "the tarballs did not install into the fragments' project ($manager)"
+  fi
+done
+
+# kysely 0.29 beside the packages (a peer range of ^0.28 || ^0.29): the public types compile strictly, and on
+# DATABASE_URL the host's own Migrator (from kysely/migration, where 0.29 keeps it) runs the store's migrations
+# and the store serves in-process calls on the host's pool.
+next_kysely="$work/kysely-0.29"
+mkdir -p "$next_kysely/src"
+echo '{ "name": "kysely-next-host", "private": true, "type": "module" }' > "$next_kysely/package.json"
+tsconfig "$next_kysely"
+cp scripts/kysely-next-host.ts "$next_kysely/src/"
+if install_into "$next_kysely" npm "$(tarball core)" "$(tarball http)" "$(tarball trpc)" "$(tarball rest)" "$(tarball drivers)" \
+  "$(tarball embed)" "kysely@0.29.9" "zod@$(version zod)" "@trpc/server@$(version @trpc/server)" "pg@$(version pg)" \
+  "@types/pg@$(version @types/pg)" "typescript@$(version typescript)" "@types/node@$(version @types/node)"; then
+  if (cd "$next_kysely" && npx --no-install tsc -p tsconfig.json); then
+    if [ -n "${DATABASE_URL:-}" ]; then
+      (cd "$next_kysely" && node dist/kysely-next-host.js) || fail "the store did not run beside kysely 0.29"
+    fi
+  else
+    fail "the packages' types do not compile strictly beside kysely 0.29"
+  fi
 else
-  fail "the README's snippets do not compile strictly (skipLibCheck false) against the packed packages"
+  fail "kysely 0.29 did not install beside the packages"
 fi
 
 # A host on PostgreSQL that already has TypeScript installs the packages without the embedded database: nothing of
@@ -73,7 +148,7 @@ size_kb() { du -sk "$host/node_modules" | cut -f1; }
 if (cd "$host" && npm install --no-audit --no-fund --no-package-lock --silent "typescript@$(version typescript)" \
   "@types/node@$(version @types/node)"); then
   before_kb=$(size_kb) before_count=$(count_packages)
-  postgres_tarballs=$(ls "$work"/petstore-*.tgz | grep -v petstore-pglite-)
+  postgres_tarballs=$(ls "$work"/petstore-*.tgz | grep -v -e petstore-pglite- -e petstore-cli-)
   # shellcheck disable=SC2086
   if (cd "$host" && npm install --no-audit --no-fund --no-package-lock --silent $postgres_tarballs "zod@$(version zod)" \
     "kysely@$(version kysely)" "@trpc/server@$(version @trpc/server)"); then
@@ -138,6 +213,72 @@ TS
   fi
 else
   fail "TypeScript did not install into the scratch host"
+fi
+
+# @petstore/client alone, as a browser or Node app installs it: no server code, at most 3 packages (the client and
+# zod, whose types it uses), its size stated; typed calls compile strictly (skipLibCheck false) with the DOM's types
+# and no @types/node, and wrong inputs do not (each @ts-expect-error below must meet an error, or tsc fails).
+app="$work/client-app"
+mkdir -p "$app/src"
+echo '{ "name": "client-app", "private": true, "type": "module" }' > "$app/package.json"
+app_packages() { find "$app/node_modules" -name package.json | grep -cE 'node_modules/(@[^/]+/)?[^/]+/package\.json$'; }
+if (cd "$app" && npm install --no-audit --no-fund --no-package-lock --silent "typescript@$(version typescript)"); then
+  before_kb=$(du -sk "$app/node_modules" | cut -f1) before_count=$(app_packages)
+  if (cd "$app" && npm install --no-audit --no-fund --no-package-lock --silent "$work"/petstore-client-*.tgz); then
+    added_kb=$(($(du -sk "$app/node_modules" | cut -f1) - before_kb)) added_count=$(($(app_packages) - before_count))
+    client_kb=$(du -sk --apparent-size "$app/node_modules/@petstore/client" | cut -f1)
+    echo "check-packages: @petstore/client installs $added_count packages, $((added_kb / 1024)) MB ($client_kb kB of it the client; the rest zod, for its types)"
+    [ "$added_count" -le 3 ] || fail "@petstore/client installs $added_count packages (at most 3)"
+    for unwanted in @petstore/core @petstore/http @petstore/rest @petstore/trpc @petstore/drivers @petstore/embed kysely rate-limiter-flexible @trpc/server; do
+      [ -e "$app/node_modules/$unwanted" ] && fail "$unwanted is installed with @petstore/client"
+    done
+    cat > "$app/tsconfig.json" <<JSON
+{
+  "compilerOptions": {
+    "target": "ES2023", "lib": ["ES2023", "DOM", "DOM.Iterable"], "module": "NodeNext", "moduleResolution": "NodeNext",
+    "strict": true, "skipLibCheck": false, "noUncheckedIndexedAccess": true, "types": [], "noEmit": true
+  },
+  "include": ["src"]
+}
+JSON
+    cat > "$app/src/calls.ts" <<'TS'
+import { createClient, PetStoreApiError, type OperationInput, type OperationOutput } from '@petstore/client';
+
+const petstore = createClient({ baseUrl: 'https://api.example.com/v1', apiKey: 'psk_example', maxRetries: 2 });
+export async function calls(): Promise<unknown[]> {
+  const pet = await petstore.createPet({ name: 'Rex', categoryId: 1 });
+  const id: number = pet.id;
+  const page = await petstore.listPets({ status: 'available', limit: 20 });
+  const names: string[] = [];
+  for await (const each of petstore.paginate('listPets', { status: 'available' })) names.push(each.name);
+  const same = await petstore.getPet({ petId: id });
+  const input: OperationInput<'createPet'> = { name: 'Kit', categoryId: 2, status: 'sold' };
+  // @ts-expect-error categoryId is an integer, not a string
+  await petstore.createPet({ name: 'Rex', categoryId: '1' });
+  // @ts-expect-error name is required
+  await petstore.createPet({ categoryId: 1 });
+  // @ts-expect-error the service assigns ids
+  await petstore.createPet({ name: 'Rex', categoryId: 1, id: 7 });
+  // @ts-expect-error no such status
+  await petstore.listPets({ status: 'lost' });
+  // @ts-expect-error petId is required
+  await petstore.getPet({});
+  // @ts-expect-error createPet is not a listing
+  petstore.paginate('createPet', { name: 'Rex', categoryId: 1 });
+  // @ts-expect-error no such operation
+  await petstore.deletePet({ petId: id });
+  const typed: OperationOutput<'listPets'> = page;
+  const one: OperationOutput<'createPet'> = same;
+  return [one, input, typed, names, PetStoreApiError];
+}
+TS
+    (cd "$app" && npx --no-install tsc -p tsconfig.json) ||
+      fail "@petstore/client's types do not give typed calls that refuse wrong inputs (strict, skipLibCheck false, no @types/node)"
+  else
+    fail "@petstore/client did not install into a scratch app"
+  fi
+else
+  fail "TypeScript did not install into the scratch client app"
 fi
 
 [ $status -eq 0 ] && echo "check-packages: all public packages pass" 

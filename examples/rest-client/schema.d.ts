@@ -59,7 +59,7 @@ export interface components {
              * @description Machine-readable error code.
              * @enum {string}
              */
-            code: "invalid_request" | "malformed_json" | "missing_api_key" | "invalid_api_key" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "gone" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "rate_limited" | "api_key_banned" | "internal_error" | "unavailable";
+            code: "invalid_request" | "malformed_json" | "missing_api_key" | "invalid_api_key" | "not_found" | "method_not_allowed" | "idempotency_key_reused" | "request_timeout" | "gone" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "rate_limited" | "api_key_banned" | "internal_error" | "unavailable";
             /** @description Human-readable description. */
             message: string;
             /**
@@ -309,6 +309,22 @@ export interface operations {
             };
             /** @description `missing_api_key`: An API key is required: send it as "Authorization: Bearer <API_KEY>". `invalid_api_key`: The API key is unknown, revoked or malformed. */
             401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Access-Control-Expose-Headers": components["headers"]["Access-Control-Expose-Headers"];
+                    Vary: components["headers"]["Vary"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: The request body did not arrive within 10 seconds; the connection is closed. */
+            408: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];

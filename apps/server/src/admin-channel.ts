@@ -1,21 +1,15 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmod, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmod, rm } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { ApiKeyStore, DomainStore, PetStore } from '@petstore/core';
+import { adminChannelFolders, preparePrivateFolder, readTrustedToken, writeToken, type AdminChannelFolder } from './admin-channel-folder.js';
 
-/**
+/*
  * The key tool's way into a running service on the embedded database, which only one process may open: an HTTP
  * listener on a Unix socket (never a TCP port, so never the public API port), answering only requests that carry
- * the token the service writes beside it at start-up, both readable by its user only. They live in the temporary
- * folder under a name made from the data folder's real path, not in the data folder, so backups never hold them.
+ * the token the service writes beside it at start-up, in a folder only the service's user can enter
+ * (admin-channel-folder.ts).
  */
-async function channelPaths(dataDir: string) {
-  const name = createHash('sha256').update(await realpath(dataDir)).digest('hex').slice(0, 16);
-  const base = join(tmpdir(), `petstore-admin-${name}`);
-  return { socketPath: `${base}.sock`, tokenPath: `${base}.token` };
-}
 
 /** The key store methods the tool may call remotely. */
 const METHODS = new Set(['create', 'list', 'revoke', 'setLimits', 'roll', 'deprecatedUsage']);
@@ -43,7 +37,16 @@ export interface AdminTarget {
 
 /** The admin listener of a running service. */
 export interface AdminChannel {
+  /** Where it listens. */
+  readonly place: AdminChannelFolder;
+  /** The places tried before it that could not be made private, each with the reason. */
+  readonly refused: readonly string[];
   close(): Promise<void>;
+}
+
+/** Where the channel is looked for: the data folder, and `$XDG_RUNTIME_DIR` (tried first) when set. */
+export interface AdminChannelOptions {
+  runtimeDir?: string | undefined;
 }
 
 function reply(res: ServerResponse, status: number, body: unknown) {
@@ -62,11 +65,24 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /**
- * Opens the admin listener of the service on `dataDir` and writes its token; `close` removes both.
- * @example const admin = await openAdminChannel('./.petstore-data', { keys: store.apiKeys, backup })
+ * Opens the admin listener of the service on `dataDir` in the first place that can be made private, and writes its
+ * token there; `close` removes both. Throws, naming every place and why, when none can.
+ * @example const admin = await openAdminChannel('./.petstore-data', { keys: store.apiKeys, backup }, { runtimeDir })
  */
-export async function openAdminChannel(dataDir: string, target: AdminTarget): Promise<AdminChannel> {
-  const { socketPath, tokenPath } = await channelPaths(dataDir);
+export async function openAdminChannel(dataDir: string, target: AdminTarget, options: AdminChannelOptions = {}): Promise<AdminChannel> {
+  const refused: string[] = [];
+  let place: AdminChannelFolder | undefined;
+  for (const candidate of await adminChannelFolders(dataDir, options.runtimeDir)) {
+    try {
+      await preparePrivateFolder(candidate);
+      place = candidate;
+      break;
+    } catch (error) {
+      refused.push(`${candidate.folder}: ${(error as Error).message}`);
+    }
+  }
+  if (!place) throw new Error(`No private folder for the admin channel: ${refused.join('; ')}`);
+  const { socketPath, tokenPath } = place;
   const token = randomBytes(32).toString('hex');
   const expected = Buffer.from(`Bearer ${token}`);
   const authorised = (req: IncomingMessage) => {
@@ -104,15 +120,16 @@ export async function openAdminChannel(dataDir: string, target: AdminTarget): Pr
       })
       .catch((error: unknown) => reply(res, 400, { message: (error as Error).message, name: (error as Error).name }));
   });
-  await rm(socketPath, { force: true });
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(socketPath, () => resolveListen());
   });
+  // Inside a folder only this user can enter; 0600 as well, for a folder an operator made wider by hand.
   await chmod(socketPath, 0o600);
-  await rm(tokenPath, { force: true });
-  await writeFile(tokenPath, token, { mode: 0o600 });
+  await writeToken(place, token);
   return {
+    place,
+    refused,
     async close() {
       await new Promise<void>((done) => server.close(() => done()));
       server.closeAllConnections();
@@ -146,22 +163,37 @@ function call(socketPath: string, token: string, method: string, path: string, b
 }
 
 /**
- * Connects to the admin listener of the service running on `dataDir`; undefined when there is none to reach.
- * @example const admin = await connectAdminChannel('./.petstore-data'); await admin?.keys.list()
+ * Connects to the admin listener of the service running on `dataDir`; undefined when there is none to reach. A place
+ * whose folder, socket or token is not the service's user's own is never sent the token; `onIgnored` hears why.
+ * @example const admin = await connectAdminChannel('./.petstore-data', { runtimeDir }); await admin?.keys.list()
  */
-export async function connectAdminChannel(dataDir: string): Promise<AdminClient | undefined> {
-  const { socketPath, tokenPath } = await channelPaths(dataDir).catch(() => ({ socketPath: '', tokenPath: '' }));
-  const token = tokenPath ? await readFile(tokenPath, 'utf8').catch(() => undefined) : undefined;
-  if (token === undefined) return undefined;
-  const reachable = await call(socketPath, token.trim(), 'POST', '/keys/list', '[]').then(
-    (answer) => answer.status === 200,
-    () => false,
-  );
-  if (!reachable) return undefined;
+export async function connectAdminChannel(
+  dataDir: string,
+  options: AdminChannelOptions & { onIgnored?: (place: AdminChannelFolder, reason: string) => void } = {},
+): Promise<AdminClient | undefined> {
+  const places = await adminChannelFolders(dataDir, options.runtimeDir).catch(() => []);
+  for (const place of places) {
+    const token = await readTrustedToken(place, dataDir).catch((error: unknown) => {
+      const { code } = error as NodeJS.ErrnoException;
+      // Nothing there (no service runs, or it uses another place) is no reason to warn.
+      if (code !== 'ENOENT') options.onIgnored?.(place, (error as Error).message);
+      return undefined;
+    });
+    if (token === undefined) continue;
+    const reachable = await call(place.socketPath, token, 'POST', '/keys/list', '[]').then(
+      (answer) => answer.status === 200,
+      () => false,
+    );
+    if (reachable) return clientOf(place.socketPath, token);
+  }
+  return undefined;
+}
+
+function clientOf(socketPath: string, token: string): AdminClient {
   const remote = <T extends object>(group: string) =>
     new Proxy({} as T, {
       get: (_target, method: string) => async (...args: unknown[]) => {
-        const answer = await call(socketPath, token.trim(), 'POST', `/${group}/${method}`, JSON.stringify(args));
+        const answer = await call(socketPath, token, 'POST', `/${group}/${method}`, JSON.stringify(args));
         const body = JSON.parse(answer.body.toString('utf8'), revive) as { result?: unknown; message?: string; name?: string };
         if (answer.status !== 200) throw Object.assign(new Error(body.message ?? `admin action failed (${answer.status})`), { name: body.name ?? 'Error' });
         return body.result;
@@ -171,11 +203,10 @@ export async function connectAdminChannel(dataDir: string): Promise<AdminClient 
     keys: remote<KeyAdmin>('keys'),
     domains: remote<DomainAdmin>('domains'),
     async backup() {
-      const answer = await call(socketPath, token.trim(), 'GET', '/backup');
+      const answer = await call(socketPath, token, 'GET', '/backup');
       if (answer.status !== 200) throw new Error(JSON.parse(answer.body.toString('utf8')).message as string);
       return answer.body;
     },
   };
 }
 
-export { channelPaths as adminChannelPaths };

@@ -8,9 +8,10 @@ import {
   type DomainRecord,
   type OperationId,
 } from '@petstore/core';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createDnsCheck, openDatabase, openPetStore, restoreDataDir } from '@petstore/embed';
 import { connectAdminChannel, type DomainAdmin, type KeyAdmin } from './admin-channel.js';
+import { writePrivateFile } from './private-file.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { parseCommandLine, UsageError } from './cli-commands.js';
 import { release } from './release.js';
@@ -21,6 +22,13 @@ function isoSeconds(d: Date) {
 }
 
 const date = (d: Date | null | undefined) => (d ? isoSeconds(d) : '-');
+
+/** The running service's admin channel on the embedded folder, when one runs; a channel not to trust is named. */
+const reachService = (config: Config) =>
+  connectAdminChannel(config.dataDir, {
+    runtimeDir: config.runtimeDir,
+    onIgnored: (place, reason) => process.stderr.write(`petstore: not using the admin channel in ${place.folder}: ${reason}.\n`),
+  });
 
 function row(record: ApiKeyRecord, usage: readonly DeprecatedUsage[]) {
   const own = usage.filter((u) => u.keyId === record.id);
@@ -154,7 +162,7 @@ async function run(argv: string[]): Promise<number> {
  */
 async function openKeys(config: Config) {
   if (config.dataDirIsFolder) {
-    const admin = await connectAdminChannel(config.dataDir);
+    const admin = await reachService(config);
     if (admin) return { keys: admin.keys, close: async () => {} };
   }
   // On an embedded folder, opening the store takes the folder's lock: refused while another process holds it.
@@ -180,7 +188,7 @@ const isDomainCommand = (command: ReturnType<typeof parseCommandLine>): command 
  */
 async function openDomains(config: Config): Promise<{ domains: DomainAdmin; close(): Promise<void> }> {
   if (config.dataDirIsFolder) {
-    const admin = await connectAdminChannel(config.dataDir);
+    const admin = await reachService(config);
     if (admin) return { domains: admin.domains, close: async () => {} };
   }
   // On an embedded folder, opening the store takes the folder's lock: refused while another process holds it.
@@ -250,7 +258,7 @@ async function backup(config: Config, file: string): Promise<number> {
   if (!config.dataDirIsFolder) {
     throw new UsageError('backup copies the embedded database in a folder; for PostgreSQL use pg_dump (see the README).');
   }
-  const admin = await connectAdminChannel(config.dataDir);
+  const admin = await reachService(config);
   let bytes: Buffer;
   if (admin) {
     bytes = await admin.backup();
@@ -263,7 +271,8 @@ async function backup(config: Config, file: string): Promise<number> {
       await database.close();
     }
   }
-  await writeFile(file, bytes);
+  // It holds the key hashes: readable by its owner only.
+  await writePrivateFile(file, bytes);
   process.stdout.write(`Wrote a backup of ${config.dataDir} to ${file} (${bytes.length} bytes).\n`);
   return 0;
 }

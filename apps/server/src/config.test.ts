@@ -30,15 +30,16 @@ describe('the configuration', () => {
     });
   });
 
-  it('limits requests in flight to 64, sheds on lag only when asked, and drains for 1 s by default', () => {
-    expect(loadConfig({})).toMatchObject({ maxConcurrentRequests: 64, shedLagMs: 0, drainMs: 1_000 });
+  it('keeps 1024 requests in flight as a memory guard, sheds on the event loop only when asked, and drains for 1 s by default', () => {
+    expect(loadConfig({})).toMatchObject({ maxConcurrentRequests: 1024, shedLagMs: 0, shedUtilization: 0, drainMs: 1_000 });
     expect(loadConfig({ PETSTORE_MAX_CONCURRENT_REQUESTS: '0', PETSTORE_SHED_LAG_MS: '150', PETSTORE_DRAIN_MS: '5000' })).toMatchObject({
       maxConcurrentRequests: 0,
       shedLagMs: 150,
       drainMs: 5_000,
     });
-    const message = problemsOf({ PETSTORE_MAX_CONCURRENT_REQUESTS: '-1', PETSTORE_SHED_LAG_MS: 'fast', PETSTORE_DRAIN_MS: '1e3' });
-    for (const name of ['PETSTORE_MAX_CONCURRENT_REQUESTS', 'PETSTORE_SHED_LAG_MS', 'PETSTORE_DRAIN_MS']) expect(message).toContain(`${name}:`);
+    expect(loadConfig({ PETSTORE_SHED_UTILIZATION: '0.98' })).toMatchObject({ shedUtilization: 0.98 });
+    const message = problemsOf({ PETSTORE_MAX_CONCURRENT_REQUESTS: '-1', PETSTORE_SHED_LAG_MS: 'fast', PETSTORE_SHED_UTILIZATION: '1.5', PETSTORE_DRAIN_MS: '1e3' });
+    for (const name of ['PETSTORE_MAX_CONCURRENT_REQUESTS', 'PETSTORE_SHED_LAG_MS', 'PETSTORE_SHED_UTILIZATION', 'PETSTORE_DRAIN_MS']) expect(message).toContain(`${name}:`);
   });
 
   it('uses the postgres limiter by default with DATABASE_URL', () => {

@@ -30,8 +30,8 @@ export function createObservability(options: { logger: Logger }) {
   const registry = new Registry();
   const requests = new Counter({
     name: 'petstore_http_requests_total',
-    help: 'HTTP requests by route and status.',
-    labelNames: ['method', 'route', 'status'],
+    help: 'HTTP requests answered, shed ones included, by route and status; a 503 also by reason (database, redis, overloaded).',
+    labelNames: ['method', 'route', 'status', 'reason'],
     registers: [registry],
   });
   const latency = new Histogram({
@@ -100,11 +100,29 @@ export function createObservability(options: { logger: Logger }) {
         },
       });
     },
+    /**
+     * One gauge per dependency a request needs (`petstore_dependency_up{dependency}`: 1 up, 0 down), each checked when
+     * metrics are scraped, as `/healthz` checks them.
+     */
+    watchDependencies(dependencies: Readonly<Record<string, () => Promise<boolean>>>) {
+      new Gauge({
+        name: 'petstore_dependency_up',
+        help: 'Whether a dependency every request needs answers (1) or not (0), checked at each scrape: database, redis.',
+        labelNames: ['dependency'],
+        registers: [registry],
+        async collect() {
+          const entries = Object.entries(dependencies);
+          const up = await Promise.all(entries.map(([, check]) => check().catch(() => false)));
+          entries.forEach(([dependency], i) => this.set({ dependency }, up[i] ? 1 : 0));
+        },
+      });
+    },
     /** The packages' metrics interface on this registry. */
     metrics: {
-      requestServed({ method, route, status, seconds }) {
-        requests.inc({ method, route, status });
-        latency.observe({ method, route }, seconds);
+      requestServed({ method, route, status, seconds, reason }) {
+        requests.inc(reason ? { method, route, status, reason } : { method, route, status });
+        // A shed request never reached a route: its time says nothing of the service's latency.
+        if (reason !== 'overloaded') latency.observe({ method, route }, seconds);
       },
       rateLimited: ({ plan, code }) => refused.inc({ plan, code }),
       deprecatedCall: ({ operationId, keyId }) => deprecatedCalls.inc({ operation: operationId, key_id: String(keyId) }),

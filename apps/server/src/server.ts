@@ -21,10 +21,12 @@ import { release } from './release.js';
 import { version } from './version.js';
 
 /**
- * Socket time and size limits. A client must send its headers within 10 s and its whole request (at most 64 KiB
- * of body) within 30 s, checked every second, so slow clients cannot hold sockets for Node's default minutes.
- * Idle keep-alive sockets close after 5 s: a proxy in front must use a shorter idle timeout. Headers above 16 KiB
- * get 431 (an API request with a bearer key needs well under 1 KiB).
+ * Socket time and size limits. A client must send its headers within 10 s; its body (at most 64 KiB) must follow
+ * within 10 s of them, else the handler answers 408 `request_timeout` and closes the connection (the 30 s
+ * `requestTimeout` is only a backstop), and a response it does not take within 10 s closes its connection (both in
+ * @petstore/http's node adapter). Checked every second, so slow clients cannot hold sockets for Node's default
+ * minutes. Idle keep-alive sockets close after 5 s: a proxy in front must use a shorter idle timeout. Headers above
+ * 16 KiB get 431 (an API request with a bearer key needs well under 1 KiB).
  */
 export const SOCKET_LIMITS = Object.freeze({
   headersTimeout: 10_000,
@@ -45,7 +47,7 @@ export interface RunningServer {
   /** The custom domains in the database (`petstore domains …`), and this instance's view of them. */
   domains: DomainStore;
   domainRegistry: DomainRegistry;
-  /** A development key created because no key existed; shown once. */
+  /** A development key, created on the first start of an embedded database that never held a key; shown once. */
   developmentKey?: string;
   /**
    * Stops accepting connections; for `drainMs` answers requests on open connections with `Connection: close`;
@@ -55,7 +57,7 @@ export interface RunningServer {
 }
 
 /**
- * Opens the store and serves it on one port: `/v1`, `/trpc`, `/v1/openapi.json`, `/v1/docs`, `/healthz`.
+ * Opens the store and serves it on one port: `/v1`, `/trpc`, `/v1/openapi.json`, `/v1/docs`, `/healthz`, `/livez`.
  * @example const running = await startServer(loadConfig(process.env)); await running.close()
  */
 export async function startServer(
@@ -74,6 +76,8 @@ export async function startServer(
     rateLimitStore: config.rateLimitStore,
     redisUrl: config.redisUrl,
     redisKeyPrefix: config.redisKeyPrefix,
+    // A fleet restarted during a Redis outage comes back serving 503 (and /healthz naming Redis) until Redis returns.
+    onRedisUnreachable: (error) => logger.error({ dependency: 'redis', cause: error.message }, 'redis unavailable at start: answering 503 until it returns'),
     quota: config.quota,
     release,
     metrics: observability.metrics,
@@ -81,16 +85,25 @@ export async function startServer(
     ...(options.clock ? { clock: options.clock } : {}),
   });
   let developmentKey: string | undefined;
-  if (options.createDevelopmentKey && (await service.store.apiKeys.countActive()) === 0) {
+  // Only for a first try on the embedded database: a fleet on PostgreSQL would print one working key per instance
+  // into its logs, and an operator who revokes every key in a leak must not find a new one printed at the restart.
+  if (options.createDevelopmentKey && !config.databaseUrl && !(await service.store.apiKeys.everHeldAKey())) {
     developmentKey = (await service.store.apiKeys.create({ plan: 'free', label: 'development' })).key;
   }
   if (service.database.pool) observability.watchPool(service.database.pool);
+  observability.watchDependencies(service.dependencies);
   const check = config.platformHost ? createDnsCheck({ platformHost: config.platformHost, servers: config.dnsServers }) : undefined;
   const domains = createDomainStore(service.database.db, { check, ...(options.clock ? { clock: options.clock } : {}) });
   const domainRegistry = await startDomainRegistry({ domains, recheck: check !== undefined, logger });
   // An outage is two log lines (down, back with the count refused), not one line with a stack per 503.
   const outageLog = createOutageLog({ logger, probe: (dependency) => service.probe(dependency) });
-  const overload = createOverloadGuard({ maxConcurrent: config.maxConcurrentRequests, shedLagMs: config.shedLagMs, logger });
+  const overload = createOverloadGuard({
+    maxConcurrent: config.maxConcurrentRequests,
+    shedLagMs: config.shedLagMs,
+    shedUtilization: config.shedUtilization,
+    logger,
+    metrics: observability.metrics,
+  });
   const handler = createHttpHandler(service.store, {
     publicUrl: config.publicUrl,
     stagingUrl: config.stagingUrl,
@@ -99,6 +112,7 @@ export async function startServer(
     domains: domainRegistry.current,
     cors: config.corsOrigins,
     version,
+    dependencies: service.dependencies,
     // The service's own server writes each turn's responses together (measured: fewer client wake-ups under load).
     writeAtTurnEnd: true,
     // Request lines, fault lines (an outage as two lines), metrics and load shedding: the package's, turned on.
@@ -114,18 +128,26 @@ export async function startServer(
   const metricsServer =
     config.metricsPort === undefined
       ? undefined
-      : createServer((req, res) => {
+      : // The API port's socket limits: a slow or silent client holds no socket here either.
+        createServer(SOCKET_LIMITS, (req, res) => {
           if (!ask(req, res)) observability.serveMetrics(req, res);
         });
   let admin: AdminChannel | undefined;
   try {
     await listen(server, config.port, config.host);
-    if (metricsServer) await listen(metricsServer, config.metricsPort!, config.host);
+    // Loopback unless PETSTORE_METRICS_HOST says otherwise: HOST=0.0.0.0 does not make metrics public.
+    if (metricsServer) await listen(metricsServer, config.metricsPort!, config.metricsHost);
     // The key tool's way in while the service holds the embedded folder (see admin-channel.ts).
     const { backup } = service.database;
     if (config.dataDirIsFolder && backup) {
       const keys = { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage() };
-      admin = await openAdminChannel(config.dataDir, { keys, backup, domains, onDomainsChanged: domainRegistry.refresh });
+      const target = { keys, backup, domains, onDomainsChanged: domainRegistry.refresh };
+      // A place someone else holds (a shared XDG_RUNTIME_DIR) costs the key tool its way in, never the API.
+      admin = await openAdminChannel(config.dataDir, target, { runtimeDir: config.runtimeDir }).catch((error: unknown) => {
+        logger.warn({ err: error }, 'No admin channel: the key tool cannot reach this service while it runs');
+        return undefined;
+      });
+      for (const reason of admin?.refused ?? []) logger.warn({ reason }, 'Admin channel: a place was refused, the next one used');
     }
   } catch (error) {
     server.close();

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminChannelPaths } from '../src/admin-channel.js';
+import { adminChannelFolders } from '../src/admin-channel-folder.js';
 import { runCli, startProcess, type ServerProcess } from './helpers.js';
 
 const KEY_FORMAT = /^psk_[0-9A-Za-z]{38}$/;
@@ -95,7 +95,11 @@ describe('the key tool and backups while the service runs on the embedded databa
 
   it('keeps the admin channel off the API port and refuses it without the token', async () => {
     expect((await fetch(`${server.url}/keys/list`, { method: 'POST', body: '[]' })).status).toBe(404);
-    const { socketPath: socket, tokenPath } = await adminChannelPaths(dir);
+    // No XDG_RUNTIME_DIR in the service's environment: the channel is in the data folder, in a folder of its own.
+    const [place] = await adminChannelFolders(dir);
+    const { folder, socketPath: socket, tokenPath } = place!;
+    expect(folder).toBe(join(await realpath(dir), 'petstore.admin'));
+    expect((await stat(folder)).mode & 0o777).toBe(0o700);
     expect((await stat(socket)).mode & 0o777).toBe(0o600);
     expect((await stat(tokenPath)).mode & 0o777).toBe(0o600);
     expect(await adminRequest(socket, '/keys/list', 'wrong')).toBe(401);
@@ -113,6 +117,8 @@ describe('the key tool and backups while the service runs on the embedded databa
     const file = join(restored, '..', `petstore-backup-${process.pid}.tar.gz`);
     const backup = await runCli(['backup', file], env());
     expect(backup.code, backup.stderr).toBe(0);
+    // It holds key hashes: its owner's only.
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
     await api('/v1/pets', { method: 'POST', body: JSON.stringify({ name: 'After', categoryId: 1 }) });
     await server.stop();
 

@@ -1,10 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { dnsmasqInstalled, startDnsServer } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caddyInstalled, startCaddy, type Caddy } from './caddy.js';
+import { caddyInstalled, caddyRecipe, startCaddy, type Caddy } from './caddy.js';
+import { freePort } from './haproxy.js';
+
+const run = promisify(execFile);
 import { runCli, startProcess, type ServerProcess } from './helpers.js';
 
 const PLATFORM = 'edge.platform.test';
@@ -96,5 +101,32 @@ describe.runIf(caddyInstalled && dnsmasqInstalled)("custom domains behind Caddy'
     const answer = await httpsGet(caddy.httpsPort, 'shop.example.test', '/v1/pets', ca, { authorization: `Bearer ${key}` });
     expect(answer.status).toBe(421);
     expect(JSON.parse(answer.body)).toMatchObject({ code: 'misdirected_request', status: 421 });
+  });
+});
+
+describe.runIf(caddyInstalled)("the fleet's Caddyfile", () => {
+  it('is a configuration Caddy accepts, balancing over the instances and rotating on /livez', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'petstore-caddy-fleet-'));
+    try {
+      const [httpPort, httpsPort] = [await freePort(), await freePort()];
+      const text = caddyRecipe(
+        'Caddyfile.fleet',
+        folder,
+        {
+          'ask http://10.0.0.11:9464/tls/ask': 'ask http://127.0.0.1:9464/tls/ask',
+          'reverse_proxy 10.0.0.11:3000 10.0.0.12:3000 10.0.0.13:3000': 'reverse_proxy 127.0.0.1:3001 127.0.0.1:3002 127.0.0.1:3003',
+        },
+        [httpPort, httpsPort],
+      );
+      await writeFile(join(folder, 'Caddyfile'), text);
+      const { stdout } = await run('caddy', ['adapt', '--config', 'Caddyfile'], { cwd: folder, env: { PATH: process.env.PATH ?? '', HOME: folder } });
+      const json = JSON.parse(stdout) as { apps: { http: { servers: Record<string, { routes: unknown[] }> } } };
+      const proxy = JSON.stringify(json.apps.http.servers);
+      expect(proxy).toContain('"uri":"/livez"');
+      expect(proxy.match(/"dial":"127\.0\.0\.1:300[123]"/g)).toHaveLength(3);
+      await run('caddy', ['validate', '--config', 'Caddyfile'], { cwd: folder, env: { PATH: process.env.PATH ?? '', HOME: folder } });
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });

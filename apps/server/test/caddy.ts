@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
+import { recipe } from './doc-recipes.js';
 import { freePort } from './haproxy.js';
 
 /** Whether Caddy is installed (`.ci/install-caddy.sh`). */
@@ -25,33 +26,37 @@ export interface Caddy {
 }
 
 /**
- * Starts Caddy with its internal CA and on-demand TLS in front of `upstream` (`127.0.0.1:PORT`), asking `askUrl`
- * whether a name may have a certificate; admin API off, nothing from the internet, HTTP and HTTPS on free ports.
+ * A Caddyfile of docs/deploying.md with its addresses replaced and the test's own global options added first: HTTP
+ * and HTTPS on free ports, certificates from Caddy's own CA (no test reaches an ACME server) kept in `dir`, and no
+ * admin endpoint; nothing else of the recipe changes.
+ * @example caddyRecipe('Caddyfile', dir, { 'reverse_proxy 127.0.0.1:3000': 'reverse_proxy 127.0.0.1:41234' }, [80, 443])
+ */
+export function caddyRecipe(name: 'Caddyfile' | 'Caddyfile.fleet', dir: string, substitutions: Record<string, string>, [httpPort, httpsPort]: [number, number]) {
+  const text = recipe(name, substitutions);
+  if (!text.startsWith('{\n')) throw new Error(`recipe ${name} no longer opens with a global options block`);
+  const testOnly = ['admin off', `storage file_system ${join(dir, 'data')}`, 'skip_install_trust', 'local_certs', `http_port ${httpPort}`, `https_port ${httpsPort}`];
+  return `{\n${testOnly.map((line) => `\t${line}\n`).join('')}${text.slice(2)}`;
+}
+
+/**
+ * Starts Caddy with docs/deploying.md's one-instance Caddyfile (on-demand TLS) in front of `upstream`
+ * (`127.0.0.1:PORT`), asking `askUrl` whether a name may have a certificate; admin API off, nothing from the
+ * internet, HTTP and HTTPS on free ports.
  * @example const caddy = await startCaddy('127.0.0.1:3000', 'http://127.0.0.1:9464/tls/ask')
  */
 export async function startCaddy(upstream: string, askUrl: string): Promise<Caddy> {
   const dir = await mkdtemp(join(tmpdir(), 'petstore-caddy-'));
   const [httpPort, httpsPort] = [await freePort(), await freePort()];
-  const caddyfile = `{
-	admin off
-	storage file_system ${join(dir, 'data')}
-	skip_install_trust
-	http_port ${httpPort}
-	https_port ${httpsPort}
-	on_demand_tls {
-		ask ${askUrl}
-	}
-}
-
-https:// {
-	tls internal {
-		on_demand
-	}
-	reverse_proxy ${upstream}
-}
-`;
+  const caddyfile = caddyRecipe(
+    'Caddyfile',
+    dir,
+    { 'ask http://127.0.0.1:9464/tls/ask': `ask ${askUrl}`, 'reverse_proxy 127.0.0.1:3000': `reverse_proxy ${upstream}` },
+    [httpPort, httpsPort],
+  );
   await writeFile(join(dir, 'Caddyfile'), caddyfile);
-  const child: ChildProcess = spawn('caddy', ['run', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], {
+  // The documented command, in the folder that holds the file.
+  const child: ChildProcess = spawn('caddy', ['run', '--config', 'Caddyfile'], {
+    cwd: dir,
     env: { PATH: process.env.PATH ?? '', HOME: dir, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

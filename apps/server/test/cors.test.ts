@@ -1,7 +1,12 @@
+import { operationRoutes } from '@petstore/testing';
+import { procedures } from '@petstore/trpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcess, type ServerProcess } from './helpers.js';
 
 const KEY = 'cors_test_key_0123456789';
+// The tests that count requests each have a key of their own, so no other test moves their numbers.
+const UNCOUNTED_KEY = 'cors_uncounted_key_0123456789';
+const LIMITED_KEY = 'cors_limited_key_0123456789';
 const ALLOWED = 'https://app.example.com';
 const EXPOSED = [
   'X-RateLimit-Limit',
@@ -29,7 +34,7 @@ describe('CORS with a list of allowed origins', () => {
   beforeAll(async () => {
     server = await startProcess({
       PETSTORE_DATA_DIR: 'memory://',
-      PETSTORE_API_KEYS: `${KEY}:free`,
+      PETSTORE_API_KEYS: `${KEY}:free,${UNCOUNTED_KEY}:free,${LIMITED_KEY}:free`,
       PETSTORE_CORS_ORIGINS: `${ALLOWED},https://admin.example.com`,
     });
   });
@@ -37,26 +42,40 @@ describe('CORS with a list of allowed origins', () => {
   const auth = { authorization: `Bearer ${KEY}` };
 
   it('answers a preflight on a known path with 204 and the path\'s methods, without a key and without counting it', async () => {
-    const before = Number((await fetch(`${server.url}/v1/pets`, { headers: auth })).headers.get('x-ratelimit-remaining'));
-    const answer = await preflight(`${server.url}/v1/pets`, ALLOWED, 'POST');
+    const uncounted = { authorization: `Bearer ${UNCOUNTED_KEY}` };
+    const counted = async () => {
+      const { headers } = await fetch(`${server.url}/v1/pets`, { headers: uncounted });
+      return { remaining: headers.get('x-ratelimit-remaining'), reset: headers.get('x-ratelimit-reset') };
+    };
+    const before = await counted();
+    const [route] = operationRoutes();
+    const answer = await preflight(`${server.url}/v1${route!.path}`, ALLOWED, route!.operations[0]!.method);
     expect(answer.status).toBe(204);
     expect(answer.headers.get('access-control-allow-origin')).toBe(ALLOWED);
-    expect(answer.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST');
+    expect(answer.headers.get('access-control-allow-methods')).toBe(route!.allow);
     expect(answer.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Idempotency-Key, X-Request-Id');
     expect(answer.headers.get('access-control-max-age')).toBe('7200');
     expect(answer.headers.get('vary')).toBe('Origin');
     expect(answer.headers.get('content-length')).toBeNull(); // RFC 9110: no Content-Length on a 204
-    expect((await preflight(`${server.url}/v1/pets/7`, ALLOWED, 'GET')).headers.get('access-control-allow-methods')).toBe('GET, HEAD');
-    const trpc = await preflight(`${server.url}/trpc/pets.create`, ALLOWED, 'POST');
-    expect([trpc.status, trpc.headers.get('access-control-allow-methods')]).toEqual([204, 'POST']);
-    const after = Number((await fetch(`${server.url}/v1/pets`, { headers: auth })).headers.get('x-ratelimit-remaining'));
-    expect(after).toBe(before - 1);
+    for (const { path, allow, operations } of operationRoutes()) {
+      const each = await preflight(`${server.url}/v1${path}`, ALLOWED, operations[0]!.method);
+      expect([each.status, each.headers.get('access-control-allow-methods')], path).toEqual([204, allow]);
+    }
+    for (const [path, procedure] of Object.entries(procedures)) {
+      const method = procedure.type === 'mutation' ? 'POST' : 'GET';
+      const trpc = await preflight(`${server.url}/trpc/${path}`, ALLOWED, method);
+      expect([trpc.status, trpc.headers.get('access-control-allow-methods')], path).toEqual([204, method]);
+    }
+    const after = await counted();
+    // The server's clock is real: when a new minute began meanwhile, the second request is its first.
+    expect([before.remaining, after.remaining]).toEqual(['59', after.reset === before.reset ? '58' : '59']);
   });
 
   it('answers an OPTIONS that is not a preflight, or a preflight on an unknown path, as before', async () => {
-    const plain = await fetch(`${server.url}/v1/pets`, { method: 'OPTIONS', headers: auth });
-    expect(plain.status).toBe(405);
-    expect(plain.headers.get('allow')).toBe('GET, HEAD, POST');
+    for (const { path, allow } of operationRoutes()) {
+      const plain = await fetch(`${server.url}/v1${path}`, { method: 'OPTIONS', headers: auth });
+      expect([plain.status, plain.headers.get('allow')], path).toEqual([405, allow]);
+    }
     expect((await preflight(`${server.url}/v1/orders`, ALLOWED, 'GET')).status).toBe(404);
   });
 
@@ -73,7 +92,7 @@ describe('CORS with a list of allowed origins', () => {
     expect(trpc.headers.get('vary')).toBe('trpc-accept, accept, Origin');
     let limited: Response | undefined;
     for (let i = 0; i < 70 && limited === undefined; i++) {
-      const response = await fetch(`${server.url}/v1/pets`, { headers: { ...auth, origin: ALLOWED } });
+      const response = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${LIMITED_KEY}`, origin: ALLOWED } });
       if (response.status === 429) limited = response;
     }
     expect(limited?.headers.get('access-control-allow-origin')).toBe(ALLOWED);

@@ -47,8 +47,8 @@ describe.skipIf(unsupported)('a fleet of three instances behind HAProxy, on one 
 
   beforeAll(async () => {
     db = await scratchPostgres();
-    // Fewer server connections than the instances' pools hold together (3 × 10), as fleets size it.
-    bouncer = await startPgBouncer(db.url, 5);
+    // The documented 16 server connections: fewer than the instances' pools hold together (3 × 10), as fleets size it.
+    bouncer = await startPgBouncer(db.url);
     pooledUrl = new URL(new URL(db.url).pathname, bouncer.url).toString();
     // All three start at once: each migrates the empty database through PgBouncer.
     instances = await Promise.all([0, 1, 2].map(() => startProcess({ ...env(), PETSTORE_TRUST_PROXY: 'true' })));
@@ -127,7 +127,7 @@ describe.skipIf(unsupported)('a fleet of three instances behind HAProxy, on one 
 describe.skipIf(unsupported)('migrations through PgBouncer in transaction pooling', () => {
   it('run from four pools at once, each migration once, and leave no advisory lock held', { timeout: 60_000 }, async () => {
     const db = await scratchPostgres();
-    const bouncer = await startPgBouncer(db.url, 3);
+    const bouncer = await startPgBouncer(db.url);
     const url = new URL(new URL(db.url).pathname, bouncer.url).toString();
     const databases = await Promise.all([0, 1, 2, 3].map(() => openDatabase({ databaseUrl: url, poolSize: 3 })));
     try {
@@ -151,15 +151,18 @@ describe.skipIf(unsupported)('migrations through PgBouncer in transaction poolin
 describe.skipIf(unsupported)('PgBouncer with no server connection to give', () => {
   it('answers 503 with Retry-After after its query_wait_timeout (5 s), never a hang', { timeout: 60_000 }, async () => {
     const db = await scratchPostgres();
-    const bouncer = await startPgBouncer(db.url, 1);
+    const bouncer = await startPgBouncer(db.url);
     const url = new URL(new URL(db.url).pathname, bouncer.url).toString();
     const key = 'pooled-wait-key-0123456789';
     const instance = await startProcess({ DATABASE_URL: url, PETSTORE_API_KEYS: `${key}:pro` });
-    // A slow transaction from elsewhere holds PgBouncer's one server connection.
-    const holder = new pg.Client({ connectionString: url });
-    holder.on('error', () => {});
-    await holder.connect();
-    await holder.query('begin');
+    // Slow transactions from elsewhere hold every one of PgBouncer's 16 server connections (the documented size).
+    const holders = Array.from({ length: 16 }, () => new pg.Client({ connectionString: url }));
+    for (const holder of holders) {
+      holder.on('error', () => {});
+      await holder.connect();
+      await holder.query('begin');
+      await holder.query('select 1');
+    }
     try {
       const started = Date.now();
       const answer = await fetch(`${instance.url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } });
@@ -168,10 +171,10 @@ describe.skipIf(unsupported)('PgBouncer with no server connection to give', () =
       expect(answer.headers.get('retry-after')).toBe('1');
       expect(waited).toBeGreaterThanOrEqual(4_500);
       expect(waited).toBeLessThan(12_000);
-      await holder.query('commit');
+      await Promise.all(holders.map((holder) => holder.query('commit')));
       await expect.poll(async () => (await fetch(`${instance.url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })).status, { timeout: 10_000 }).toBe(200);
     } finally {
-      await holder.end().catch(() => {});
+      await Promise.all(holders.map((holder) => holder.end().catch(() => {})));
       await instance.stop();
       await bouncer.stop();
       await db.drop();

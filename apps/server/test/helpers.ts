@@ -17,10 +17,15 @@ export interface ServerProcess {
 
 /**
  * Starts `node dist/main.js` (or another release's `entry`) with the given environment (and node's own arguments) on
- * a free port and waits until it listens.
+ * a free port and waits until it listens (30 s at most, unless told otherwise).
  * @example const server = await startProcess({ PETSTORE_DATA_DIR: 'memory://' })
  */
-export async function startProcess(env: Record<string, string>, nodeArgs: string[] = [], entry = mainJs): Promise<ServerProcess> {
+export async function startProcess(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  entry = mainJs,
+  startTimeoutMs = 30_000,
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...nodeArgs, entry], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', PETSTORE_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -30,7 +35,11 @@ export async function startProcess(env: Record<string, string>, nodeArgs: string
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), 30_000);
+    const timer = setTimeout(() => {
+      // Nothing a test started may outlive it.
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${out}\n${err}`));
+    }, startTimeoutMs);
     const check = () => {
       const match = /"url":"(http:\/\/[^"]+)"/.exec(out);
       if (match) {

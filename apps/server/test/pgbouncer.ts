@@ -4,6 +4,7 @@ import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { recipe } from './doc-recipes.js';
 import { freePort } from './haproxy.js';
 
 const run = promisify(execFile);
@@ -38,11 +39,12 @@ export interface PgBouncer {
 }
 
 /**
- * Starts PgBouncer in transaction pooling in front of the server of `upstream` (any database on it, as in
- * docs/deploying.md), with at most `poolSize` server connections per database, and waits until it listens.
+ * Starts PgBouncer as docs/deploying.md configures it (transaction pooling, 16 server connections per database,
+ * `query_wait_timeout = 5`, `server_login_retry = 1`) in front of the server of `upstream` (every database on it), with
+ * only its addresses, ports and files replaced, and waits until it listens.
  * @example const bouncer = await startPgBouncer(process.env.DATABASE_URL!); … await bouncer.stop()
  */
-export async function startPgBouncer(upstream: string, poolSize = 10): Promise<PgBouncer> {
+export async function startPgBouncer(upstream: string): Promise<PgBouncer> {
   const unsupported = pgbouncerUnsupported();
   if (unsupported) throw new Error(unsupported);
   const server = new URL(upstream);
@@ -51,31 +53,16 @@ export async function startPgBouncer(upstream: string, poolSize = 10): Promise<P
   // /tmp, not $TMPDIR: the postgres user must be able to read the configuration.
   const dir = await mkdtemp('/tmp/petstore-pgbouncer-');
   const port = await freePort();
-  const quote = (value: string) => `'${value.replace(/'/g, "''")}'`;
-  await writeFile(join(dir, 'userlist.txt'), `"${user}" "${password}"\n`);
+  const userlist = join(dir, 'userlist.txt');
+  await writeFile(userlist, `"${user}" "${password}"\n`);
   await writeFile(
     join(dir, 'pgbouncer.ini'),
-    [
-      '[databases]',
-      `* = host=${server.hostname} port=${server.port || 5432} user=${user} password=${quote(password)}`,
-      '[pgbouncer]',
-      'listen_addr = 127.0.0.1',
-      `listen_port = ${port}`,
-      'unix_socket_dir =',
-      'auth_type = trust',
-      `auth_file = ${join(dir, 'userlist.txt')}`,
-      'pool_mode = transaction',
-      `default_pool_size = ${poolSize}`,
-      // Hand out server connections in turn rather than the last one used, so that a client's consecutive
-      // transactions land on different server connections even when idle: what any state kept between them meets
-      // under load, made certain.
-      'server_round_robin = 1',
-      // As docs/deploying.md: a client waits at most 5 s for a server connection (pg's pool waits as long).
-      'query_wait_timeout = 5',
-      'max_client_conn = 1000',
-      'ignore_startup_parameters = extra_float_digits',
-      '',
-    ].join('\n'),
+    recipe('pgbouncer.ini', {
+      'host=10.0.0.5 port=5432': `host=${server.hostname} port=${server.port || 5432}`,
+      'listen_addr = 0.0.0.0': 'listen_addr = 127.0.0.1',
+      'listen_port = 6432': `listen_port = ${port}`,
+      '/etc/pgbouncer/userlist.txt': userlist,
+    }),
   );
   let command = 'pgbouncer';
   let args = [join(dir, 'pgbouncer.ini')];

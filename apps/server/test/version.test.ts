@@ -27,7 +27,7 @@ describe('the release the service names', () => {
     try {
       const health = await fetch(`${server.url}/healthz`);
       expect(health.status).toBe(200);
-      expect(await health.json()).toEqual({ status: 'ok', version });
+      expect(await health.json()).toEqual({ status: 'ok', version, checks: { database: 'ok' } });
       const metricsUrl = /"metricsUrl":"(http:\/\/[^"]+)"/.exec(server.stdout())![1]!;
       const metrics = await (await fetch(`${metricsUrl}/metrics`)).text();
       expect(metrics).toContain('# TYPE petstore_build_info gauge');

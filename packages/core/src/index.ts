@@ -22,6 +22,7 @@ export { retryAfterSeconds } from './quota/windows.js';
 export {
   createPetStore,
   type PetStore,
+  type OperationMethods,
   type PetStoreOptions,
   type CallContext,
   type InputReader,
@@ -49,6 +50,7 @@ export {
 } from './idempotency/idempotency-store.js';
 export type { DeprecatedUsage } from './usage/deprecated-usage.js';
 export type { Database } from './storage/database.js';
+export type { Migration, MigrationProvider } from './storage/migration-types.js';
 export {
   migrateToLatest,
   petStoreMigrations,
@@ -70,6 +72,6 @@ export {
   type DomainState,
   type DomainHostsSnapshot,
 } from './domains/domain-store.js';
-export { countedInto, type PetStoreMetrics } from './telemetry/metrics.js';
+export { countedInto, type PetStoreMetrics, type UnavailableReason } from './telemetry/metrics.js';
 export { STORE_TRACER_NAME, type TracerProviderLike } from './telemetry/tracer-provider.js';
 export { loadOptional } from './optional-package.js';

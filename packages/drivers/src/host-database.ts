@@ -1,5 +1,6 @@
 import { isDatabaseUnavailable, type Database, type PostgresPoolLike } from '@petstore/core';
 import { CompiledQuery, Kysely, type PostgresPool } from 'kysely';
+import { boundedAcquire } from './bounded-acquire.js';
 import type { OpenDatabase } from './open-database.js';
 import { createPostgresDialect } from './storage/postgres-dialect.js';
 
@@ -33,9 +34,29 @@ function statementsOn(db: Kysely<any>): PostgresPoolLike {
 }
 
 /**
+ * The quota's statements on a host's pool, each on a connection checked out within the store's bound (`pool.query`
+ * would wait for one as long as the pool does: for ever with `pg`'s defaults).
+ */
+function statementsOnPool(connect: ReturnType<typeof boundedAcquire>): PostgresPoolLike {
+  return {
+    async query({ text, values = [] }) {
+      const client = await connect();
+      try {
+        const result = await client.query(text, values);
+        return { rowCount: result.rowCount === undefined ? null : Number(result.rowCount), rows: result.rows };
+      } finally {
+        // `pg` itself drops a connection that was lost rather than handing it out again.
+        client.release();
+      }
+    },
+  };
+}
+
+/**
  * Opens the store on a database the host owns. A pool is wrapped in the store's own Kysely, with the PostgreSQL
- * dialect of `openDatabase` (unnamed statements and a migration lock that are safe behind PgBouncer); a Kysely is used
- * as it is, without its plugins. `close()` never ends the pool nor destroys the host's Kysely: after it the store's
+ * dialect of `openDatabase` (unnamed statements and a migration lock that are safe behind PgBouncer), and every
+ * connection is checked out within 5 s ({@link ACQUIRE_TIMEOUT_MS}), whatever the pool's own timeout: an exhausted
+ * pool answers 503 `unavailable`, never hangs. A Kysely is used as it is, without its plugins. `close()` never ends the pool nor destroys the host's Kysely: after it the store's
  * own Kysely refuses statements, and the host's pool serves on. The host keeps its pool's `error` listener.
  * @example const database = openHostDatabase({ pool }); createPetStore({ db: database.db })
  */
@@ -45,9 +66,9 @@ export function openHostDatabase(host: HostDatabaseOptions): HostDatabase {
     const db = host.db.withoutPlugins() as Kysely<Database>;
     return { db, kind: 'postgres', isUnavailable: isDatabaseUnavailable, statements: statementsOn(db), close: async () => {} };
   }
-  const pool = host.pool!;
+  const connect = boundedAcquire(host.pool!);
   // Ours to destroy: its `end` leaves the host's pool open.
-  const borrowed: PostgresPool = { connect: () => pool.connect(), end: async () => {} };
+  const borrowed: PostgresPool = { connect, end: async () => {} };
   const db = new Kysely<Database>({ dialect: createPostgresDialect({ pool: borrowed }) });
-  return { db, kind: 'postgres', isUnavailable: isDatabaseUnavailable, statements: pool, close: () => db.destroy() };
+  return { db, kind: 'postgres', isUnavailable: isDatabaseUnavailable, statements: statementsOnPool(connect), close: () => db.destroy() };
 }

@@ -37,12 +37,27 @@ function redacted(url: string) {
   }
 }
 
+/** What {@link openRedis} does when Redis cannot be reached at first. */
+export interface OpenRedisOptions {
+  /**
+   * Told why, instead of throwing: the client is answered at once and keeps reconnecting by itself (at most a second
+   * apart), and its commands fail until Redis answers, so a service can start during a Redis outage and serve 503
+   * until it returns. Without it, `openRedis` throws. A server that answers but refuses the client (a wrong
+   * password) still throws.
+   */
+  onUnreachable?: ((error: Error) => void) | undefined;
+}
+
+/** Errors of the connection itself: Redis is away (or not yet there), not misconfigured. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+
 /**
  * Connects an ioredis client for the shared quota counters and waits until it is ready; throws when Redis cannot be
- * reached. Needs the package `ioredis`, loaded only here. Connection errors later never end the process: requests answer 503 until the client reconnects.
+ * reached, unless `onUnreachable` is given. Needs the package `ioredis`, loaded only here. Connection errors later
+ * never end the process: requests answer 503 until the client reconnects.
  * @example const redis = await openRedis('redis://127.0.0.1:6379'); … redis.disconnect()
  */
-export async function openRedis(url: string): Promise<RedisClient> {
+export async function openRedis(url: string, options: OpenRedisOptions = {}): Promise<RedisClient> {
   const { Redis } = await loadOptional('ioredis', () => import('ioredis'), 'The redis rate-limit store');
   const client = new Redis(url, FAIL_FAST);
   let lastError: Error | undefined;
@@ -53,10 +68,16 @@ export async function openRedis(url: string): Promise<RedisClient> {
   try {
     await client.connect();
   } catch (error) {
-    client.disconnect();
     // The connection's own error (refused, wrong password) says more than "Connection is closed".
     const reason = lastError ?? (error as Error);
-    throw new Error(`Cannot reach Redis at ${redacted(url)}: ${reason.message}`, { cause: reason });
+    const failure = new Error(`Cannot reach Redis at ${redacted(url)}: ${reason.message}`, { cause: reason });
+    const code = (reason as NodeJS.ErrnoException).code;
+    if (options.onUnreachable && code !== undefined && UNREACHABLE.has(code) && client.status !== 'end') {
+      options.onUnreachable(failure);
+      return client;
+    }
+    client.disconnect();
+    throw failure;
   }
   return client;
 }

@@ -1,5 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import type { PetStore } from '@petstore/core';
-import { toNodeHandler, type NodeAdapterOptions, type NodeHandler } from '@petstore/http';
+import { normalizeBasePath, toNodeHandler, type NodeAdapterOptions, type NodeHandler } from '@petstore/http';
 import { createServicePipeline, type HandlerOptions } from './create-pipeline.js';
 
 /** Options of the `node:http` handler. */
@@ -10,17 +11,45 @@ export interface HttpHandlerOptions extends HandlerOptions {
    */
   writeAtTurnEnd?: boolean | undefined;
   /**
-   * Load shedding (`createOverloadGuard({ maxConcurrent, shedLagMs, logger, basePath })`): past its limits a request
-   * gets 503 `unavailable` with `Retry-After: 1` at once; health checks never. Close it with the server.
+   * Load shedding (`createOverloadGuard({ maxConcurrent, shedLagMs, logger, basePath })`): while the process is
+   * overloaded as measured, or past its memory guard, a request gets 503 `unavailable` with `Retry-After: 1` at once;
+   * health checks never. `/livez` answers 503 while it says the process is wedged. Close it with the server.
    */
   overload?: NodeAdapterOptions['overload'];
 }
 
+const isUnder = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`) || prefix === '';
+
 /**
- * The whole HTTP surface as one `node:http` handler, for `http.createServer`, Express (`app.use(handler)`: paths it
- * does not serve go on to `next`) and Fastify (the raw request and reply).
+ * The error an Express host gets (through `next`) when it mounts the handler where its `basePath` cannot be: every
+ * path of the surface would otherwise go on to the host's 404 without a word.
+ */
+function mountedElsewhere(mount: string, basePath: string) {
+  return new Error(
+    `The Pet Store handler is mounted at ${mount} but serves under basePath ${JSON.stringify(basePath)}, which no ` +
+      `request through that mount can reach: give createHttpHandler(store, { basePath: '${mount}' }).`,
+  );
+}
+
+/**
+ * The whole HTTP surface as one `node:http` handler, for `http.createServer`, Express (`app.use(path, handler)` with
+ * `basePath` the same path: other paths under it go on to `next`; a `basePath` the mount cannot reach is an error
+ * passed to `next`) and Fastify (see `createFastifyPlugin`).
  * @example http.createServer(createHttpHandler(store, { publicUrl: 'https://api.example.com/v1' })).listen(3000)
  */
 export function createHttpHandler(store: PetStore, options: HttpHandlerOptions = {}): NodeHandler {
-  return toNodeHandler(createServicePipeline(store, options), { writeAtTurnEnd: options.writeAtTurnEnd, overload: options.overload });
+  const basePath = normalizeBasePath(options.basePath);
+  const { overload } = options;
+  const live = overload?.live === undefined ? undefined : () => overload.live !== false;
+  const handler = toNodeHandler(createServicePipeline(store, options, live), { writeAtTurnEnd: options.writeAtTurnEnd, overload });
+  const mounted: NodeHandler = Object.assign(
+    (req: IncomingMessage & { baseUrl?: unknown }, res: Parameters<NodeHandler>[1], next?: (err?: unknown) => void) => {
+      // Express's documented `baseUrl`: the path the handler was mounted at.
+      const mount = req.baseUrl;
+      if (next && typeof mount === 'string' && !isUnder(basePath, mount)) return next(mountedElsewhere(mount, basePath));
+      handler(req, res, next);
+    },
+    { contextOf: handler.contextOf },
+  );
+  return mounted;
 }

@@ -70,3 +70,55 @@ describe.skipIf(!databaseUrl)('a pool with no connection to give', () => {
     expect((await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200);
   });
 });
+
+describe.skipIf(!databaseUrl)("a host's own pg pool, with pg's defaults, held to exhaustion", () => {
+  let service: OpenPetStore;
+  let pool: pg.Pool;
+  let drop: () => Promise<void>;
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    const scratch = await scratchPostgres();
+    drop = scratch.drop;
+    // pg's default connectionTimeoutMillis is 0: the pool itself would make a caller wait for ever.
+    pool = new pg.Pool({ connectionString: scratch.url, max: 3 });
+    pool.on('error', () => {});
+    service = await openPetStore({ pool, apiKeys: [{ key: KEY, plan: 'pro' }] });
+    server = createServer(createHttpHandler(service.store));
+    url = await listen(server);
+  });
+  afterAll(async () => {
+    server?.close();
+    await service?.close();
+    await pool?.end();
+    await drop?.();
+  });
+
+  it('answers 503 unavailable within 5 s in-process and over HTTP, then serves again once a connection is free', { timeout: 30_000 }, async () => {
+    const held = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
+    try {
+      const started = Date.now();
+      const inProcess = await service.store.listPets({ limit: 1 }, { apiKey: KEY }).catch((error: unknown) => error);
+      const waited = Date.now() - started;
+      expect(inProcess).toBeInstanceOf(PetStoreError);
+      expect((inProcess as PetStoreError).toBody()).toStrictEqual(unavailable);
+      expect(waited).toBeGreaterThanOrEqual(4_900);
+      expect(waited).toBeLessThan(6_500);
+
+      const overHttp = Date.now();
+      const answer = await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${KEY}` } });
+      const waitedOverHttp = Date.now() - overHttp;
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toBe('1');
+      expect(await answer.json()).toStrictEqual(unavailable);
+      expect(waitedOverHttp).toBeLessThan(6_500);
+      console.log(`host pool exhausted: 503 after ${waited} ms in-process, ${waitedOverHttp} ms over HTTP`);
+    } finally {
+      for (const client of held) client.release();
+    }
+    // The connections handed over after their waits were refused went back to the pool.
+    expect((await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200);
+    expect(pool.totalCount).toBeLessThanOrEqual(3);
+    expect(pool.waitingCount).toBe(0);
+  });
+});

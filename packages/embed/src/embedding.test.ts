@@ -86,8 +86,8 @@ describe.each(targets)('embedding the pet store on $name', (target) => {
 
   it("names the version it is given in /healthz's body, and none when given none", async () => {
     for (const [options, body] of [
-      [{ version: '3.1.4' }, { status: 'ok', version: '3.1.4' }],
-      [{}, { status: 'ok' }],
+      [{ version: '3.1.4' }, { status: 'ok', version: '3.1.4', checks: { database: 'ok' } }],
+      [{}, { status: 'ok', checks: { database: 'ok' } }],
     ] as const) {
       const server = createServer(createHttpHandler(service.store, options));
       const url = await listen(server);

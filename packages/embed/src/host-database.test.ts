@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPetStore, type Database } from '@petstore/core';
+import { createPetStore, operations, type Database, type OperationId } from '@petstore/core';
 import { databaseUrl, refusal, scratchPostgres } from '@petstore/testing';
 import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, sql, type Migration, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpHandler, openPetStore, petStoreMigrations, type OpenPetStore } from './index.js';
+import { createHttpHandler, openPetStore, petStoreMigrations, StoreClosedError, type OpenPetStore } from './index.js';
 
 const KEY = 'host-database-key-0123456789';
 const apiKeys = [{ key: KEY, plan: 'pro' as const }];
@@ -127,9 +127,12 @@ describe.skipIf(!databaseUrl)("the store on a host's own PostgreSQL database", (
     await service.close();
     expect(pool.ended).toBe(false);
     expect((await pool.query('select count(*)::int as n from pets')).rows).toEqual([{ n: 0 }]);
-    // The store itself refuses to write once closed, as an outage (503), not a fault.
-    const write = service.store.createPet({ name: 'Late', categoryId: 1 }, { apiKey: KEY });
-    expect((await refusal(write)).code).toBe('unavailable');
+    // The store itself refuses to write once closed: as closed, not as an outage of the database.
+    await expect(service.store.createPet({ name: 'Late', categoryId: 1 }, { apiKey: KEY })).rejects.toThrow(StoreClosedError);
+    for (const id of Object.keys(operations) as OperationId[]) {
+      const method = service.store[id] as (input: unknown, context: object) => Promise<unknown>;
+      await expect(method({}, { apiKey: KEY }), id).rejects.toThrow(StoreClosedError);
+    }
   });
 
   it("runs on the host's Kysely without its plugins and never destroys it", async () => {
@@ -205,11 +208,101 @@ describe.skipIf(!databaseUrl)("the store on a host's own PostgreSQL database", (
   });
 });
 
+describe.skipIf(!databaseUrl)("one Migrator for the host's migrations and the store's", () => {
+  it('runs both from one provider with allowUnorderedMigrations, after the host already migrated its own', async () => {
+    const scratch = await scratchPostgres();
+    const pool = new pg.Pool({ connectionString: scratch.url });
+    pool.on('error', () => {});
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    try {
+      // The host's service has run its own migrations for a while; their names sort after the store's.
+      const own: Record<string, Migration> = { '2027-01-01-users': hostMigrations['2024-01-01-users']! };
+      expect((await new Migrator({ db, provider: { getMigrations: async () => own } }).migrateToLatest()).error).toBeUndefined();
+      const combined: MigrationProvider = {
+        getMigrations: async () => ({ ...own, ...(await petStoreMigrations({ schema: 'petstore' }).getMigrations()) }),
+      };
+      // The store's names sort before the host's executed ones: kysely refuses that order unless told to allow it.
+      const strict = await new Migrator({ db, provider: combined }).migrateToLatest();
+      expect(String(strict.error)).toContain('corrupted migrations');
+      const { error, results } = await new Migrator({ db, provider: combined, allowUnorderedMigrations: true }).migrateToLatest();
+      expect(error).toBeUndefined();
+      expect(results?.length).toBe(Object.keys(await petStoreMigrations().getMigrations()).length);
+      const service = await openPetStore({ pool, schema: 'petstore', migrate: false, apiKeys });
+      await service.store.createPet({ name: 'Combined', categoryId: 1 }, { apiKey: KEY });
+      await service.close();
+      expect((await pool.query('select name from petstore.pets')).rows).toEqual([{ name: 'Combined' }]);
+    } finally {
+      await db.destroy();
+      await scratch.drop();
+    }
+  });
+});
+
 describe("a host's database given twice", () => {
-  it('is refused before anything is opened: a pool or a Kysely, not both', async () => {
+  it('is refused by the types and, before anything is opened, at run time: a pool, a Kysely or a URL, one of them', async () => {
     const pool = new pg.Pool({ connectionString: 'postgres://postgres:postgres@127.0.0.1:1/petstore' });
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
-    await expect(openPetStore({ pool, db })).rejects.toThrow('either a pool or a Kysely instance');
+    // @ts-expect-error a pool and a Kysely together do not compile
+    await expect(openPetStore({ pool, db })).rejects.toThrow('openPetStore takes one database: pool and db were given together');
+    // @ts-expect-error a pool and a URL together do not compile
+    await expect(openPetStore({ pool, databaseUrl: 'postgres://elsewhere/petstore' })).rejects.toThrow(
+      'openPetStore takes one database: pool and databaseUrl were given together',
+    );
+    // @ts-expect-error a Kysely and a data folder together do not compile
+    await expect(openPetStore({ db, dataDir: 'memory://' })).rejects.toThrow('db and dataDir were given together');
     await db.destroy();
+  });
+});
+
+describe.skipIf(!databaseUrl)('migrate: false on a schema the host has not migrated', () => {
+  it('refuses to open, naming the fix, instead of failing each call with relation "pets" does not exist', async () => {
+    const scratch = await scratchPostgres();
+    const pool = new pg.Pool({ connectionString: scratch.url });
+    pool.on('error', () => {});
+    try {
+      const refused = await openPetStore({ pool, schema: 'petstore', migrate: false }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(Error);
+      expect((refused as Error).message).toBe(
+        "The store's tables are not in schema petstore, and migrate: false leaves them to your Migrator: run " +
+          "petStoreMigrations({ schema: 'petstore' }) in it first, or open without migrate: false.",
+      );
+      // Once the host's Migrator has run ours, it opens.
+      const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+      const migrator = new Migrator({
+        db,
+        provider: petStoreMigrations({ schema: 'petstore' }),
+        migrationTableName: 'host_migration',
+        migrationLockTableName: 'host_migration_lock',
+      });
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      const service = await openPetStore({ pool, schema: 'petstore', migrate: false, apiKeys });
+      expect((await service.store.listPets({ limit: 1 }, { apiKey: KEY })).data).toEqual([]);
+      await service.close();
+    } finally {
+      await pool.end();
+      await scratch.drop();
+    }
+  });
+});
+
+describe('a store after close()', () => {
+  it('refuses its calls as closed, in-process and over HTTP (500 with the cause logged), never as a database outage (503)', async () => {
+    const service = await openPetStore({ dataDir: 'memory://', apiKeys });
+    const failures: { code: string; cause: unknown }[] = [];
+    const server = createServer(
+      createHttpHandler(service.store, { onError: (error) => void failures.push({ code: error.code, cause: error.cause }) }),
+    );
+    const url = await listen(server);
+    try {
+      expect((await fetch(`${url}/v1/pets`, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200);
+      await service.close();
+      await expect(service.store.listPets({ limit: 1 }, { apiKey: KEY })).rejects.toThrow(StoreClosedError);
+      const answer = await fetch(`${url}/v1/pets`, { headers: { authorization: `Bearer ${KEY}` } });
+      expect(answer.status).toBe(500);
+      expect(await answer.json()).toMatchObject({ code: 'internal_error', status: 500 });
+      expect(failures.at(-1)?.cause).toBeInstanceOf(StoreClosedError);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { createPetStore, createQuota, encodeCursor, type ClosableQuota, type PetStore } from '@petstore/core';
 import { testDatabases } from '@petstore/testing';
 import type { AppRouter } from '@petstore/trpc';
@@ -9,6 +10,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFastifyPlugin } from './create-fastify-plugin.js';
 import { createFetchHandler } from './create-fetch-handler.js';
 import { createHttpHandler } from './create-http-handler.js';
 
@@ -89,7 +91,7 @@ describe.each(testDatabases)('hosts mounting the store under /petstore on $name'
     await closeDatabase();
   });
 
-  it('works in Express 5, where paths it does not serve reach the host\'s next handlers', async () => {
+  it('works in Express 5: unknown paths under /v1 and /trpc are the API\'s JSON 404, other paths reach the host\'s next handlers', async () => {
     const app = express();
     app.get('/hello', (_req, res) => void res.json({ host: 'express' }));
     app.use('/petstore', createHttpHandler(store, { basePath: '/petstore' }));
@@ -101,51 +103,118 @@ describe.each(testDatabases)('hosts mounting the store under /petstore on $name'
       await checkSurface(`${root}/petstore`, apiKey, 'sold');
       expect(await (await fetch(`${root}/hello`)).json()).toEqual({ host: 'express' });
       expect(await (await fetch(`${root}/petstore/extra`)).json()).toEqual({ host: 'extra' });
-      const unknown = await fetch(`${root}/petstore/v1/orders`);
-      expect({ status: unknown.status, body: await unknown.json() }).toEqual({ status: 404, body: { host: 'not found' } });
-      expect(await (await fetch(`${root}/petstore/healthz`)).json()).toEqual({ status: 'ok' });
+      const elsewhere = await fetch(`${root}/petstore/other`);
+      expect({ status: elsewhere.status, body: await elsewhere.json() }).toEqual({ status: 404, body: { host: 'not found' } });
+      for (const path of ['/petstore/v1/no-such-thing', '/petstore/v1/orders', '/petstore/trpc/pets.nothing']) {
+        const before = await fetch(`${root}/petstore/v1/pets?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } });
+        const remaining = Number(before.headers.get('x-ratelimit-remaining'));
+        const unknown = await fetch(`${root}${path}`, { headers: { authorization: `Bearer ${apiKey}` } });
+        expect(unknown.status).toBe(404);
+        expect(unknown.headers.get('content-type')).toMatch(/^application\/json/);
+        // Counted against the key, as everywhere else.
+        expect(Number(unknown.headers.get('x-ratelimit-remaining'))).toBe(remaining - 1);
+        const body = (await unknown.json()) as { code?: string; error?: { data?: { code?: string } } };
+        if (path.startsWith('/petstore/v1')) expect(body).toMatchObject({ code: 'not_found', status: 404 });
+        else expect(body.error?.data?.code).toBe('NOT_FOUND');
+      }
+      const anonymous = await fetch(`${root}/petstore/v1/no-such-thing`);
+      expect(anonymous.status).toBe(404);
+      expect(anonymous.headers.get('x-ratelimit-limit')).toBe('60');
+      expect(await (await fetch(`${root}/petstore/healthz`)).json()).toEqual({ status: 'ok', checks: { database: 'ok' } });
     } finally {
       await close(server);
     }
   });
 
-  it('works in Fastify 5 under a prefix, with the host\'s own JSON routes still parsing bodies', async () => {
+  it('fails loudly in Express when the handler is mounted without its basePath, instead of sending every path to the host\'s 404', async () => {
+    const app = express();
+    app.use('/petstore', createHttpHandler(store));
+    const errors: unknown[] = [];
+    app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      errors.push(error);
+      res.status(500).json({ host: 'error' });
+    });
+    const server = createServer(app);
+    const root = await listening(server);
+    try {
+      const answer = await fetch(`${root}/petstore/v1/pets`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 500, body: { host: 'error' } });
+      expect(String(errors[0])).toContain("give createHttpHandler(store, { basePath: '/petstore' })");
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('works in Fastify 5 as a plugin under a prefix, with the host\'s own JSON routes still parsing bodies', async () => {
     const app = Fastify();
-    const handler = createHttpHandler(store, { basePath: '/petstore' });
     app.post('/echo', async (request) => ({ echoed: request.body }));
-    await app.register(
-      async (scope) => {
-        // Only in this scope: the store reads its own bodies.
-        scope.removeAllContentTypeParsers();
-        scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-        scope.all('/*', (request, reply) => {
-          reply.hijack();
-          handler(request.raw, reply.raw);
-        });
-      },
-      { prefix: '/petstore' },
-    );
+    await app.register(createFastifyPlugin(store), { prefix: '/petstore' });
     const root = await app.listen({ port: 0, host: '127.0.0.1' });
     try {
       await checkSurface(`${root}/petstore`, apiKey, 'pending');
       const echo = await fetch(`${root}/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
       expect(await echo.json()).toEqual({ echoed: { a: 1 } });
+      const unknown = await fetch(`${root}/petstore/v1/no-such-thing`);
+      expect({ status: unknown.status, body: await unknown.json() }).toMatchObject({ status: 404, body: { code: 'not_found' } });
     } finally {
       await app.close();
     }
   });
 
-  it('works in Hono on @hono/node-server through the Fetch handler, beside the host\'s own routes', async () => {
+  it('fails loudly in Fastify\'s naive glue, where Fastify has read the body: a warning on stderr besides the 500', async () => {
+    const app = Fastify();
+    const handler = createHttpHandler(store, { basePath: '/petstore' });
+    app.all('/petstore/*', (request, reply) => handler(request.raw, reply.raw));
+    const root = await app.listen({ port: 0, host: '127.0.0.1' });
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const answer = await fetch(`${root}/petstore/v1/pets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
+      });
+      expect(answer.status).toBe(500);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((warning) => (warning as Error & { code?: string }).code)).toContain('PETSTORE_BODY_CONSUMED');
+      expect(warnings.find((warning) => (warning as Error & { code?: string }).code === 'PETSTORE_BODY_CONSUMED')?.message).toContain(
+        'createFastifyPlugin',
+      );
+    } finally {
+      process.off('warning', onWarning);
+      await app.close();
+    }
+  });
+
+  it('works in Hono on @hono/node-server through the Fetch handler, beside the host\'s own routes, given the client\'s address', async () => {
     const handler = createFetchHandler(store, { basePath: '/petstore' });
     const app = new Hono();
     app.get('/hello', (c) => c.json({ host: 'hono' }));
-    app.all('/petstore/*', (c) => handler(c.req.raw));
+    app.all('/petstore/*', (c) => handler(c.req.raw, { address: getConnInfo(c).remote.address }));
     const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
     await new Promise((resolve) => server.once('listening', resolve));
     const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       await checkSurface(`${root}/petstore`, apiKey, 'sold');
       expect(await (await fetch(`${root}/hello`)).json()).toEqual({ host: 'hono' });
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('works under Hono\'s app.mount when the request is kept whole (replaceRequest: false): routes and links keep the prefix', async () => {
+    const handler = createFetchHandler(store, { basePath: '/petstore' });
+    const app = new Hono();
+    app.mount('/petstore', handler, {
+      replaceRequest: false,
+      optionHandler: (c) => ({ address: getConnInfo(c).remote.address }),
+    });
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    await new Promise((resolve) => server.once('listening', resolve));
+    const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      await checkSurface(`${root}/petstore`, apiKey, 'pending');
     } finally {
       await close(server);
     }

@@ -1,11 +1,15 @@
 import {
   createPetStore,
   createQuota,
+  type Database,
   migrateToLatest,
+  operations,
   systemClock,
   type ClosableQuota,
   type Clock,
   type Limits,
+  type OperationId,
+  type OperationMethods,
   type PetStore,
   type PetStoreOptions,
   type PlanName,
@@ -32,18 +36,44 @@ export interface ConfiguredApiKey {
   limits?: Limits;
 }
 
-/** Everything {@link openPetStore} needs; all optional. */
-export interface OpenPetStoreOptions extends DatabaseOptions {
+/** The store on a database it opens itself: PostgreSQL at `databaseUrl`, else the embedded one in `dataDir`. */
+export interface OwnDatabaseOptions extends DatabaseOptions {
+  pool?: undefined;
+  db?: undefined;
+}
+
+/** The store on the host's own PostgreSQL pool (a `pg` Pool); not with `db`, `databaseUrl` or `dataDir`. */
+export interface HostPoolOptions {
   /**
    * The host's own PostgreSQL pool (a `pg` Pool), used instead of `databaseUrl` and `dataDir`; `close()` leaves it
-   * open, and its `error` listener stays the host's to attach. Not with `db`.
+   * open, and its `error` listener stays the host's to attach. Each connection is waited for at most 5 s, whatever
+   * the pool's own `connectionTimeoutMillis` (pg's default, 0, waits for ever): then 503 `unavailable`.
    */
-  pool?: HostPool | undefined;
+  pool: HostPool;
+  db?: undefined;
+  databaseUrl?: undefined;
+  dataDir?: undefined;
+  poolSize?: undefined;
+}
+
+/** The store on the host's own Kysely on PostgreSQL; not with `pool`, `databaseUrl` or `dataDir`. */
+export interface HostKyselyOptions {
   /**
    * The host's own Kysely on PostgreSQL, used (without its plugins) instead of `databaseUrl` and `dataDir`; `close()`
-   * never destroys it. Not with `pool`.
+   * never destroys it. Its pool bounds the wait for a connection: give it a `connectionTimeoutMillis`.
    */
-  db?: Kysely<any> | undefined;
+  db: Kysely<any>;
+  pool?: undefined;
+  databaseUrl?: undefined;
+  dataDir?: undefined;
+  poolSize?: undefined;
+}
+
+/** Everything {@link openPetStore} needs: one database (its own, or the host's pool or Kysely), and the rest. */
+export type OpenPetStoreOptions = StoreOptions & (OwnDatabaseOptions | HostPoolOptions | HostKyselyOptions);
+
+/** What {@link openPetStore} takes besides the database; all optional. */
+export interface StoreOptions {
   /**
    * The PostgreSQL schema of every table of the store and of its migration records (`petstore_migration`), made if
    * missing: the store then sits beside a host's own tables of the same names. Unset: the current schema (`public`).
@@ -51,7 +81,8 @@ export interface OpenPetStoreOptions extends DatabaseOptions {
   schema?: string | undefined;
   /**
    * Whether to bring the store's tables up to date on opening (default `true`). `false` when the host's own kysely
-   * `Migrator` runs `petStoreMigrations({ schema })`, recording them in its own tables.
+   * `Migrator` runs `petStoreMigrations({ schema })`, recording them in its own tables; opening then fails, naming
+   * the fix, when the store's tables are not there.
    */
   migrate?: boolean | undefined;
   /**
@@ -74,6 +105,12 @@ export interface OpenPetStoreOptions extends DatabaseOptions {
   redisUrl?: string | undefined;
   /** Prefix of the counters' Redis keys, for deployments that share one Redis. Default `petstore`. */
   redisKeyPrefix?: string | undefined;
+  /**
+   * With the `redis` store: told why when Redis cannot be reached at opening, and the store opens all the same,
+   * answering 503 `unavailable` to counted requests until Redis returns (the client reconnects by itself). Without
+   * it, opening throws.
+   */
+  onRedisUnreachable?: ((error: Error) => void) | undefined;
   /** Ban threshold and duration, per-address limit. */
   quota?: QuotaOptions;
   /** Told of every counted request (for logs and metrics). */
@@ -93,6 +130,12 @@ export interface OpenPetStore {
    * @example if (!(await service.probe('redis'))) log('still down')
    */
   probe(dependency: string): Promise<boolean>;
+  /**
+   * What every request needs, by name, each with its check: `database`, and `redis` with the redis store. Give it to
+   * the handler (`dependencies`) so `/healthz` checks them all.
+   * @example createHttpHandler(service.store, { dependencies: service.dependencies })
+   */
+  readonly dependencies: Readonly<Record<string, () => Promise<boolean>>>;
   /** Closes the quota store, its Redis client and the database it opened (a host's pool or Kysely stays open). */
   close(): Promise<void>;
 }
@@ -103,6 +146,13 @@ export interface OpenPetStore {
  * @example const { store, close } = await openPetStore({ dataDir: 'memory://' })
  */
 export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<OpenPetStore> {
+  const databases = (['pool', 'db', 'databaseUrl', 'dataDir'] as const).filter((name) => options[name] !== undefined);
+  if ((options.pool !== undefined || options.db !== undefined) && databases.length > 1) {
+    throw new TypeError(
+      `openPetStore takes one database: ${databases.join(' and ')} were given together. Give the host's pool, or its ` +
+        'Kysely, or databaseUrl/dataDir for a database of the store\'s own.',
+    );
+  }
   if (options.rateLimitStore === 'redis' && !options.redisUrl) {
     throw new Error('The redis rate-limit store needs a Redis server (REDIS_URL).');
   }
@@ -116,12 +166,13 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
   let quota: ClosableQuota | undefined;
   try {
     if (options.migrate !== false) await migrateToLatest(database.db, { schema, release: options.release });
+    else await expectTables(database.db, schema);
     const clock = options.clock ?? systemClock;
     const storeKind = options.rateLimitStore ?? (statements ? 'postgres' : 'memory');
     if (storeKind === 'postgres' && !statements) {
       throw new Error('The postgres rate-limit store needs PostgreSQL (DATABASE_URL); the embedded database uses "memory".');
     }
-    redis = storeKind === 'redis' ? await openRedis(options.redisUrl!) : undefined;
+    redis = storeKind === 'redis' ? await openRedis(options.redisUrl!, { onUnreachable: options.onRedisUnreachable }) : undefined;
     quota =
       storeKind === 'none'
         ? undefined
@@ -148,14 +199,22 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
     for (const { key, plan, limits } of options.apiKeys ?? []) {
       await store.apiKeys.ensure(key, { plan, ...(limits ? { limits } : {}) });
     }
+    const client = redis;
+    const isDatabaseHealthy = () => store.isHealthy();
+    const dependencies: Record<string, () => Promise<boolean>> = { database: isDatabaseHealthy };
+    if (client) dependencies.redis = () => client.ping().then(() => true, () => false);
+    Object.freeze(dependencies);
+    let closed = false;
     return {
-      store,
+      store: refusingOnceClosed(store, () => closed),
       database,
+      dependencies,
       async probe(dependency) {
         if (dependency !== 'redis') return store.isHealthy();
-        return redis ? redis.ping().then(() => true, () => false) : false;
+        return client ? client.ping().then(() => true, () => false) : false;
       },
       async close() {
+        closed = true;
         await store.close().catch(() => {});
         try {
           await quota?.close();
@@ -171,4 +230,48 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
     await database.close().catch(() => {});
     throw error;
   }
+}
+
+/**
+ * With `migrate: false` the host's Migrator brings the tables: if it has not, opening says so, instead of every call
+ * failing later with PostgreSQL's `relation "pets" does not exist` (42P01).
+ */
+async function expectTables(db: Kysely<Database>, schema: string | undefined) {
+  try {
+    await (schema ? db.withSchema(schema) : db).selectFrom('pets').select('id').limit(1).execute();
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== '42P01') throw error;
+    const where = schema ? `schema ${schema}` : 'the current schema';
+    throw new Error(
+      `The store's tables are not in ${where}, and migrate: false leaves them to your Migrator: run ` +
+        `petStoreMigrations(${schema ? `{ schema: '${schema}' }` : ''}) in it first, or open without migrate: false.`,
+      { cause: error },
+    );
+  }
+}
+
+/** Thrown by a store's calls after `close()`: a mistake of the host, not an outage of the database. */
+export class StoreClosedError extends Error {
+  constructor() {
+    super('This pet store was closed (close() was called): open another one to call it.');
+    this.name = 'StoreClosedError';
+  }
+}
+
+/** The store, refusing its calls once closed: over HTTP that is a 500 with this cause, never a 503 `unavailable`. */
+function refusingOnceClosed(store: PetStore, isClosed: () => boolean): PetStore {
+  const guarded =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      isClosed() ? Promise.reject(new StoreClosedError()) : call(...args);
+  // Every operation's method, from the registry: a new operation is refused once closed without a line here.
+  const methods = Object.fromEntries(
+    (Object.keys(operations) as OperationId[]).map((id) => [id, guarded(store[id] as (...args: unknown[]) => Promise<unknown>)]),
+  ) as unknown as OperationMethods;
+  return Object.freeze({
+    ...store,
+    ...methods,
+    call: guarded(store.call),
+    meter: guarded(store.meter),
+  });
 }

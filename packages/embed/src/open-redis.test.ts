@@ -13,7 +13,9 @@ describe('opening the pet store on the redis limiter', () => {
     const opening = openPetStore({ dataDir: 'memory://', rateLimitStore: 'redis', redisUrl: 'redis://:hunter2@127.0.0.1:1' });
     await expect(opening).rejects.toThrow(/^Cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1/);
     await expect(opening).rejects.not.toThrow(/hunter2/);
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // At once, not after ioredis's retries (which never end): the time is mostly the embedded database opening,
+    // which takes seconds on a busy 2-core machine.
+    expect(performance.now() - started).toBeLessThan(15_000);
   });
 });
 

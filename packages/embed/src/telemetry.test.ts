@@ -165,6 +165,26 @@ describe.each(targets)('telemetry of the pet store on $name', (target) => {
       );
     });
 
+    it("puts the server span's trace_id and span_id on the request line, of a host's pino and of a logger with only info", async () => {
+      const lines: string[] = [];
+      const hostPino = pino({ base: { app: 'host' } }, { write: (line: string) => void lines.push(line) });
+      const calls: object[] = [];
+      const infoOnly = { info: (fields: object) => void calls.push(fields) }; // `info` is all a logger needs
+      for (const logger of [hostPino, infoOnly]) {
+        const server = await serve(service, { logger });
+        try {
+          expect((await fetch(`${server.url}/v1/pets?limit=1`, { headers: AUTH })).status).toBe(200);
+        } finally {
+          await server.close();
+        }
+      }
+      const spans = exporter.getFinishedSpans().filter((span) => span.name === 'GET /v1/pets');
+      expect(spans).toHaveLength(2);
+      const ids = spans.map((span) => ({ trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId }));
+      expect(JSON.parse(lines[0]!)).toMatchObject({ route: '/v1/pets', status: 200, ...ids[0] });
+      expect(calls[0]).toMatchObject({ route: '/v1/pets', status: 200, ...ids[1] });
+    });
+
     it('continues the trace an incoming traceparent names', async () => {
       const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
       const parentId = '00f067aa0ba902b7';

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createPetStore, createQuota, PetStoreError, type ClosableQuota, type PetStore } from '@petstore/core';
 import { testDatabases } from '@petstore/testing';
-import { createPetsRouter, withPetStoreErrors } from '@petstore/trpc';
+import { createPetsRouter, petsResponseMeta, withPetStoreErrors } from '@petstore/trpc';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
@@ -30,7 +30,7 @@ function hostRouter(store: PetStore) {
         : { apiKey: /^Bearer (.+)$/.exec(ctx.req.headers.authorization ?? '')?.[1] },
   });
   const router = t.router({
-    pets: pets.procedures,
+    pets,
     whoami: t.procedure.query(({ ctx }) => {
       if (!ctx.user) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Log in first.' });
       return ctx.user.id;
@@ -39,7 +39,7 @@ function hostRouter(store: PetStore) {
       throw new PetStoreError('not_found', 'No such legacy record.');
     }),
   });
-  return { router, responseMeta: pets.responseMeta };
+  return { router, responseMeta: petsResponseMeta(pets) };
 }
 
 const listen = async (server: Server) => {

@@ -27,6 +27,16 @@ export type CodecMatch<Plan> =
        */
       serve: (ctx: RequestContext, headers: Record<string, string>) => Promise<StandardResponse | 'answered'> | StandardResponse;
     }
+  /**
+   * A batch that another library's handler serves itself (tRPC's streamed batches): admitted once as one request
+   * (`store.admitBatch`: without a valid key it is refused once, encoded by `encodeError`), then handed over. `headers`
+   * are as for a resource.
+   */
+  | {
+      kind: 'delegated';
+      route: string;
+      serve: (ctx: RequestContext, headers: Record<string, string>) => Promise<StandardResponse | 'answered'> | StandardResponse;
+    }
   /** A refusal of the request as a whole (405, a malformed batch): counted against the caller, then encoded. */
   | { kind: 'refuse'; route: string; error: PetStoreError; allow?: string | undefined }
   /** No such path: 404 (counted), or the host's next handler when there is one. */

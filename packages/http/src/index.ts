@@ -1,5 +1,6 @@
 export type { StandardRequest, StandardResponse, PeerInfo } from './standard.js';
 export type { Codec, CodecCall, CodecMatch, CallResult } from './codec.js';
+export { createBatch, type Batch } from './batch.js';
 export { createPipeline, normalizeBasePath, type Pipeline, type PipelineOptions, type PipelineResult, type Resource, type SurfaceOptions } from './pipeline.js';
 export { createEdge, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
 export { createCors, EXPOSED_HEADERS, type Cors, type CorsOrigins } from './cors.js';
@@ -11,14 +12,17 @@ export { compileTrust, type TrustProxy, type TrustFunction } from './trust-proxy
 export { createLinkBase, customDomainBases, type HostRedirect, type PublishedAt, type Arrival } from './own-hosts.js';
 export { wellFormedHost, hostName } from './host.js';
 export { bearerToken } from './bearer-token.js';
+export { unknownAddress, UNKNOWN_ADDRESS, UNKNOWN_ADDRESS_WITHOUT_KEY } from './unknown-address.js';
 export { requestId } from './request-id.js';
 export { splitTarget, type RequestTarget } from './request-target.js';
-export { readJsonBody, isJsonMediaType, BODY_LIMIT } from './read-json-body.js';
+export { readJsonBody, isJsonMediaType, BODY_LIMIT, BODY_TIMEOUT_MS } from './read-json-body.js';
 export { responseHeaders, type Links } from './response-headers.js';
+export { ANSWER_HEADERS, withAnswerHeaders } from './answer-headers.js';
 export { jsonResponse, errorResponse, resourceResponse, JSON_CONTENT_TYPE } from './respond.js';
 export { createJsonText } from './json-text.js';
-export { requestLine, usesPinoFastPath, PINO_VERSIONS_CHECKED, type PetStoreLogger, type RequestEntry } from './telemetry/request-line.js';
+export { requestLine, usesPinoFastPath, PINO_VERSIONS_CHECKED, type PetStoreLogger, type RequestLogger, type RequestEntry } from './telemetry/request-line.js';
 export { HTTP_TRACER_NAME } from './telemetry/tracer-name.js';
 export { createOutageLog, type OutageLog, type OutageLogOptions } from './telemetry/outage-log.js';
-export { createOverloadGuard, type OverloadGuard, type OverloadOptions } from './node/overload.js';
+export { createOverloadGuard, type OverloadGuard, type OverloadOptions, type ShedReason } from './node/overload.js';
+export { WRITE_TIMEOUT_MS } from './node/unread-response.js';
 export { closeGracefully, type GracefulCloseOptions } from './node/close-gracefully.js';

@@ -1,4 +1,6 @@
-import { PetStoreError, toPetStoreError, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
+import { PetStoreError, toPetStoreError, unavailableDependency, type InputReader, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
+import { withAnswerHeaders } from './answer-headers.js';
+import { createBatch, type Batch } from './batch.js';
 import type { CallResult, Codec, CodecMatch } from './codec.js';
 import { createCors, type CorsOrigins } from './cors.js';
 import { createEdge, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
@@ -6,7 +8,7 @@ import { splitTarget } from './request-target.js';
 import { errorResponse } from './respond.js';
 import type { StandardRequest, StandardResponse } from './standard.js';
 import type { OutageLog } from './telemetry/outage-log.js';
-import { requestLine, type PetStoreLogger } from './telemetry/request-line.js';
+import { requestLine, type RequestLogger } from './telemetry/request-line.js';
 import { createServerTracing, type RequestTrace } from './telemetry/server-span.js';
 
 /** A resource served at a fixed path beside the codecs (`/healthz`), for GET and HEAD, with no key. */
@@ -24,7 +26,7 @@ export interface SurfaceOptions extends EdgeOptions {
    * never a key, an `Authorization` header or a body), and an error line (`request failed`, with its cause) for each
    * 5xx fault. None by default.
    */
-  logger?: PetStoreLogger | undefined;
+  logger?: RequestLogger | undefined;
   /**
    * With `logger`: an outage of the database (or Redis) is logged by this outage log (a line when it goes down, one
    * when it returns) instead of one fault line per refused request. The host makes it (`createOutageLog`, with the
@@ -63,7 +65,8 @@ export interface Pipeline {
   /**
    * Serves a request: context once, host redirects, CORS, the codec's match, the core's one entry per call, the
    * codec's encoding, and the headers every answer carries. With `fallThrough`, paths it does not own (outside the
-   * base path, or unknown under it) resolve to undefined for the host's next handler; else they get 404.
+   * base path, or under it but outside the codecs' prefixes and resources) resolve to undefined for the host's next
+   * handler; else they get 404. An unknown path under a codec's prefix (`/v1/orders`) is the API's 404 either way.
    */
   handle(request: StandardRequest, options?: { fallThrough?: boolean }): Promise<PipelineResult>;
   /** The context of the request being served, for layers that log it (request id, route, key id). */
@@ -101,10 +104,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const failed = (error: unknown, ctx: RequestContext) => {
     const failure = toPetStoreError(error);
     if (failure.meta.keyId !== undefined) ctx.keyId = failure.meta.keyId;
+    if (failure.code === 'unavailable') ctx.unavailable ??= unavailableDependency(failure) === 'redis' ? 'redis' : 'database';
     // A fault gets a line with its cause; a client's mistake is in the request line already.
     if (failure.status >= 500 && logger && !outageLog?.failed(failure)) {
       const { requestId: reqId, method, route } = ctx;
-      logger.error({ reqId, method, route, code: failure.code, err: failure.cause ?? failure }, 'request failed');
+      const fields = { reqId, method, route, code: failure.code, err: failure.cause ?? failure };
+      if (logger.error) logger.error(fields, 'request failed');
+      else logger.info(fields, 'request failed');
     }
     onError?.(failure, ctx);
     return failure;
@@ -117,13 +123,16 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     ctx: RequestContext,
     t: RequestTrace | undefined,
   ) {
-    const run = (one: (typeof match.calls)[number]): Promise<CallResult> => {
+    const { calls } = match;
+    const run = (one: (typeof calls)[number], batch?: Batch, index = 0): Promise<CallResult> => {
       if ('failure' in one) return Promise.resolve({ ok: false, error: failed(one.failure, ctx) });
-      const inside = t && tracing!.enter(t, request, ctx, one.operationId);
-      const called = inside
-        ? tracing!.run(inside, () => store.call(one.operationId, one.readInput, ctx))
-        : store.call(one.operationId, one.readInput, ctx);
-      return called.then(
+      const enter = (readInput: InputReader) => {
+        const inside = t && tracing!.enter(t, request, ctx, one.operationId);
+        return inside
+          ? tracing!.run(inside, () => store.call(one.operationId, readInput, ctx))
+          : store.call(one.operationId, readInput, ctx);
+      };
+      return (batch ? batch.call(index, one.readInput, enter) : enter(one.readInput)).then(
         (outcome) => {
           if (outcome.meta.keyId !== undefined) ctx.keyId = outcome.meta.keyId;
           return { ok: true, outcome };
@@ -131,8 +140,18 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         (error: unknown) => ({ ok: false, error: failed(error, ctx) }),
       );
     };
-    const results = match.calls.length === 1 ? [await run(match.calls[0]!)] : await Promise.all(match.calls.map(run));
-    return codec.encode(match.plan, results, ctx);
+    if (calls.length === 1) return codec.encode(match.plan, [await run(calls[0]!)], ctx);
+    if (calls.filter((one) => !('failure' in one)).length < 2) {
+      return codec.encode(match.plan, await Promise.all(calls.map((one) => run(one))), ctx);
+    }
+    // A batch is one request at the edge: without a valid key it is refused once, with one answer.
+    const batch = createBatch(store, ctx);
+    const refusal = await batch.admitted.then(
+      () => undefined,
+      (error: unknown) => failed(error, ctx),
+    );
+    if (refusal) return codec.encodeError(refusal, ctx);
+    return codec.encode(match.plan, await Promise.all(calls.map((one, index) => run(one, batch, index))), ctx);
   }
 
   async function refuse(codec: Codec, ctx: RequestContext, error: PetStoreError, allow?: string) {
@@ -175,27 +194,46 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       case 'calls':
         ctx.route = match.route;
         return call(request, codec, match, ctx, t);
+      case 'delegated': {
+        ctx.route = match.route;
+        const refusal = await store.admitBatch(ctx).then(
+          () => undefined,
+          (error: unknown) => failed(error, ctx),
+        );
+        if (refusal) return codec.encodeError(refusal, ctx);
+        const headers: Record<string, string> = { 'x-request-id': ctx.requestId };
+        cors.decorate(request, headers);
+        return match.serve(ctx, headers);
+      }
       case 'resource': {
         ctx.route = match.route;
         const headers: Record<string, string> = { 'x-request-id': ctx.requestId };
         cors.decorate(request, headers);
+        withAnswerHeaders(headers);
         return match.serve(ctx, headers);
       }
       case 'refuse':
         ctx.route = match.route;
         return refuse(codec, ctx, match.error, match.allow);
       case 'missing':
-        return fallThrough ? undefined : refuse(codec, ctx, new PetStoreError('not_found'));
+        // Under an API's own prefix every path is the API's: its clients get its JSON 404, counted, never the host's.
+        return refuse(codec, ctx, new PetStoreError('not_found'));
     }
   }
 
   /** The log line, the metrics and the end of the span of a request the pipeline answered. */
   function finish(request: StandardRequest, ctx: RequestContext, result: StandardResponse | 'answered', started: number, t: RequestTrace | undefined) {
     const status = result !== 'answered' ? result.status : request.raw && 'node' in request.raw ? request.raw.node.res.statusCode : 200;
-    if (t) tracing!.end(t, request, ctx, status);
+    const ids = t ? tracing!.end(t, request, ctx, status) : undefined;
     const ms = performance.now() - started;
-    requestServed?.({ method: ctx.method, route: ctx.route, status, seconds: ms / 1000 });
-    logRequest?.({ reqId: ctx.requestId, method: ctx.method, route: ctx.route, status, durationMs: Math.round(ms * 100) / 100, keyId: ctx.keyId });
+    if (requestServed) {
+      const served = { method: ctx.method, route: ctx.route, status, seconds: ms / 1000 };
+      requestServed(status === 503 && ctx.unavailable ? { ...served, reason: ctx.unavailable } : served);
+    }
+    if (!logRequest) return;
+    const durationMs = Math.round(ms * 100) / 100;
+    if (ids) logRequest({ reqId: ctx.requestId, method: ctx.method, route: ctx.route, status, durationMs, keyId: ctx.keyId, ...ids });
+    else logRequest({ reqId: ctx.requestId, method: ctx.method, route: ctx.route, status, durationMs, keyId: ctx.keyId });
   }
 
   async function handle(request: StandardRequest, { fallThrough = false } = {}): Promise<PipelineResult> {
@@ -220,6 +258,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (response !== 'answered') {
       response.headers['x-request-id'] = ctx.requestId;
       cors.decorate(request, response.headers);
+      withAnswerHeaders(response.headers);
     }
     if (observed) finish(request, ctx, response, started, t);
     return response;

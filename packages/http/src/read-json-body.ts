@@ -4,6 +4,9 @@ import type { StandardRequest } from './standard.js';
 /** The largest request body accepted: 64 KiB. */
 export const BODY_LIMIT = 65_536;
 
+/** How long a request's body may take to arrive once its headers have: 10 s, else 408 `request_timeout`. */
+export const BODY_TIMEOUT_MS = 10_000;
+
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 const JSON_MEDIA_TYPE = /^application\/json[ \t]*(?:;|$)/i;
 const CHARSET = /;[ \t]*charset[ \t]*=[ \t]*"?([^";, \t]*)/i;

@@ -1,4 +1,4 @@
-import { PetStoreError } from '@petstore/core';
+import { PetStoreError, type UnavailableReason } from '@petstore/core';
 import { bearerToken } from './bearer-token.js';
 import { hostName, wellFormedHost } from './host.js';
 import { createLinkBase, customDomainBases, type Arrival, type PublishedAt } from './own-hosts.js';
@@ -7,6 +7,7 @@ import { splitTarget } from './request-target.js';
 import { errorResponse } from './respond.js';
 import type { StandardRequest, StandardResponse } from './standard.js';
 import { compileTrust, type TrustProxy } from './trust-proxy.js';
+import { unknownAddress } from './unknown-address.js';
 
 /** Everything the edge needs to know about where the service stands. */
 export interface EdgeOptions extends PublishedAt {
@@ -21,7 +22,11 @@ export interface RequestContext {
   readonly method: string;
   /** Echoed from a sane `X-Request-Id`, else generated; every response and log line carries it. */
   readonly requestId: string;
-  /** The socket's peer, or the address a trusted proxy forwarded (proxy-addr semantics); `unknown` if neither. */
+  /**
+   * The socket's peer, or the address a trusted proxy forwarded (proxy-addr semantics); when neither is known,
+   * `unknown` for a request whose token could be a key and `unknown, without a key` for the others (see
+   * `unknownAddress`).
+   */
   readonly clientAddress: string;
   /** `https` on a TLS connection or from a trusted proxy's `X-Forwarded-Proto`, else `http`. */
   readonly scheme: 'http' | 'https';
@@ -40,6 +45,8 @@ export interface RequestContext {
   route: string;
   /** The API key the core verified the request as, for logs. */
   keyId: number | undefined;
+  /** Why the request was answered 503 `unavailable` (the dependency that could not be reached), for metrics. */
+  unavailable: UnavailableReason | undefined;
 }
 
 /** The HTTP edge: one place for the trust rules, shared by every codec and adapter. */
@@ -131,18 +138,24 @@ export function createEdge(options: EdgeOptions = {}): Edge {
     const peer = request.peer.address;
     const peerTrusted = !trustsNobody && peer !== undefined && trust(peer, 0);
     const { scheme, host } = arrival(request, peerTrusted);
+    const apiKey = bearerToken(request.header('authorization'));
     return {
       method: request.method,
       requestId: requestId(request.header('x-request-id')),
       clientAddress:
-        peer === undefined ? 'unknown' : peerTrusted ? forwardedAddress(peer, request.header('x-forwarded-for'), trust) : peer,
+        !peer
+          ? unknownAddress(apiKey)
+          : peerTrusted
+            ? forwardedAddress(peer, request.header('x-forwarded-for'), trust)
+            : peer,
       scheme,
       host,
-      apiKey: bearerToken(request.header('authorization')),
+      apiKey,
       idempotencyKey: request.header('idempotency-key'),
       linkBase: (basePath) => linkBase({ scheme, host, local: localOf(request) }, basePath),
       route: 'unmatched',
       keyId: undefined,
+      unavailable: undefined,
     };
   }
 

@@ -1,27 +1,37 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database } from '@petstore/core';
 import { Kysely, sql } from 'kysely';
-import { extract } from 'tar';
+import { create, extract } from 'tar';
+import { ADMIN_FOLDER } from './admin-folder.js';
 import { LEGACY_LOCK_FILE, LOCK_FOLDER, lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { createPGliteDialect } from './pglite-dialect.js';
 import { builtFile, pgliteTemplate, TEMPLATE_FILE } from './pglite-template.js';
 
 const PGLITE_SETTINGS = {
   // PostgreSQL's defaults (128 MB of shared buffers, 64 MB for maintenance) would stay resident in PGlite's memory;
-  // an embedded catalogue needs far less.
-  postgresqlconf: ['shared_buffers=8MB', 'wal_buffers=256kB', 'maintenance_work_mem=4MB', 'work_mem=1MB', 'temp_buffers=1MB'],
+  // an embedded catalogue needs far less. The startup progress timer (every 10 s by default) is re-armed after each
+  // statement in PGlite, and its timer keeps node's event loop alive: a script that forgets `close()` never exited.
+  postgresqlconf: [
+    'shared_buffers=8MB',
+    'wal_buffers=256kB',
+    'maintenance_work_mem=4MB',
+    'work_mem=1MB',
+    'temp_buffers=1MB',
+    'log_startup_progress_interval=0',
+  ],
 };
 
 const isMarker = (path: string) => path.replace(/^\/+/, '') === 'PG_VERSION';
-/** The lock's records and the lock file of earlier releases: a backup carries the holder's, never to be restored. */
+const topOf = (path: string) => path.replace(/^\/+/, '').split('/')[0];
+/** The lock's records, and the lock file of earlier releases: a backup carries the holder's, never to be restored. */
 const isLock = (path: string) => {
-  const top = path.replace(/^\/+/, '').split('/')[0];
-  return top === LOCK_FOLDER || top === LEGACY_LOCK_FILE;
+  const top = topOf(path);
+  return top === LOCK_FOLDER || top === LEGACY_LOCK_FILE || top === ADMIN_FOLDER;
 };
 
 /**
@@ -75,17 +85,29 @@ export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDat
   }
   return underLock(dataDir, async (lock) => {
     if (!existsSync(join(dataDir, 'PG_VERSION'))) initialiseDataDir(dataDir);
-    return wrap(await PGlite.create(dataDir, PGLITE_SETTINGS), lock);
+    return wrap(await PGlite.create(dataDir, PGLITE_SETTINGS), lock, dataDir);
   });
 }
 
-function wrap(pglite: PGlite, lock?: DataDirLock): EmbeddedDatabase {
+/**
+ * The data folder as a gzipped tar, without the host's private folder (PGlite's own dump would read its socket and
+ * fail). The files are the database's: PGlite writes a folder's files straight through, so after a checkpoint, with
+ * no statement running, they are the database.
+ */
+async function tarOf(dataDir: string): Promise<Blob> {
+  const entries = (await readdir(dataDir)).filter((name) => name !== ADMIN_FOLDER);
+  const chunks: Buffer[] = [];
+  for await (const chunk of create({ cwd: dataDir, gzip: true, portable: true }, entries)) chunks.push(chunk as Buffer);
+  return new Blob(chunks);
+}
+
+function wrap(pglite: PGlite, lock?: DataDirLock, dataDir?: string): EmbeddedDatabase {
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
   // Holding the dialect's one connection keeps every statement and transaction of the store out of the copy.
   const backup = () =>
     db.connection().execute(async (connection) => {
       await sql`checkpoint`.execute(connection);
-      return pglite.dumpDataDir('gzip');
+      return dataDir === undefined ? pglite.dumpDataDir('gzip') : tarOf(dataDir);
     });
   return {
     db,

@@ -9,7 +9,9 @@ const DECIMAL = /^-?[0-9]+$/;
  * @example const read = httpInput(operations.listPets.input); read({ limit: '5', utm: 'x' }) // { limit: 5 }
  */
 export function httpInput(schema: z.ZodType): (values: Record<string, unknown>) => Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+  // An empty registry instead of zod's global one: a schema with a meta id (a named component) would otherwise come
+  // back as `{ $ref, $defs }`, with no `properties` at the top, and so would a field with an id of its own.
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any', metadata: z.registry() }) as {
     properties?: Record<string, { type?: unknown }>;
   };
   const fields = Object.entries(json.properties ?? {}).map(([name, property]) => [name, property.type === 'integer'] as const);

@@ -16,6 +16,7 @@ import { docsRoutes } from './docs.js';
 import { httpInput } from './http-input.js';
 import { inputSources } from './input-sources.js';
 import { nextPageUrl } from './links.js';
+import { bodyWithPath } from './path-fields.js';
 import { createOpenApiDocument } from './openapi/create-openapi-document.js';
 import { cacheOpenApiDocument, openApiResource } from './openapi/openapi-endpoint.js';
 import type { RestResource } from './rest-resource.js';
@@ -61,19 +62,21 @@ function createdPathOf(operation: OperationDefinition): string | undefined {
   return Object.values(operations).some(isItemOf) ? prefix : undefined;
 }
 
-/** How REST reads an operation's input: path placeholders, then the query (GET, DELETE) or the JSON body. */
+/**
+ * How REST reads an operation's input: path placeholders, then the query (GET, DELETE; a query parameter naming a
+ * path field is ignored, as any unknown one) or the JSON body (which must not repeat a path field).
+ */
 function inputReader(op: OperationDefinition): Extract<Route, { kind: 'operation' }>['readInput'] {
   const sources = inputSources(op);
   const fromStrings = httpInput(op.input);
-  const withPath = (params: Record<string, string>, input: unknown) =>
-    sources.path.length === 0
-      ? input
-      : input === undefined || (input !== null && typeof input === 'object' && !Array.isArray(input))
-        ? { ...(input as object), ...fromStrings(params) }
-        : input;
-  return sources.body
-    ? (request, params) => async () => withPath(params, await readJsonBody(request))
-    : (_request, params, query, plan) => () => withPath(params, fromStrings((plan.query = parse(query))));
+  if (sources.body) {
+    if (sources.path.length === 0) return (request) => () => readJsonBody(request);
+    return (request, params) => async () => bodyWithPath(op.input, sources.path, fromStrings(params), await readJsonBody(request));
+  }
+  return (_request, params, query, plan) => () => {
+    const input = fromStrings((plan.query = parse(query)));
+    return sources.path.length === 0 ? input : { ...input, ...fromStrings(params) };
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { testDatabases } from '@petstore/testing';
+import { operationRoutes, testDatabases } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPetStore, generateApiKey } from '@petstore/core';
 import { openDatabase } from '@petstore/testing';
@@ -18,11 +18,12 @@ describe.each(testDatabases)('the REST handler on $name', (database) => {
     fetch(`${api.base.replace(/\/v1$/, '')}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
 
   describe('authentication', () => {
-    const requests: [string, string, string?][] = [
-      ['GET', '/v1/pets'],
-      ['POST', '/v1/pets', '{"name":"Rex","categoryId":1}'],
-      ['GET', '/v1/pets/1'],
-    ];
+    // Every operation; a body is never read without a key, so any JSON does.
+    const requests: [string, string, string?][] = operationRoutes().flatMap((route) =>
+      route.operations.map((op): [string, string, string?] =>
+        op.method === 'GET' || op.method === 'DELETE' ? [op.method, `/v1${route.path}`] : [op.method, `/v1${route.path}`, '{}'],
+      ),
+    );
 
     it.each(requests)('answers %s %s without a key with 401 missing_api_key', async (method, path, body) => {
       await expectError(await call(method, path, { 'content-type': 'application/json' }, body), 401, 'missing_api_key');
@@ -59,24 +60,33 @@ describe.each(testDatabases)('the REST handler on $name', (database) => {
       },
     );
 
-    it.each([
-      ['DELETE', '/v1/pets', 'GET, HEAD, POST'],
-      ['PUT', '/v1/pets/1', 'GET, HEAD'],
-      ['POST', '/v1/pets/1', 'GET, HEAD'],
-      ['PATCH', '/v1/pets', 'GET, HEAD, POST'],
-    ])('answers %s %s with 405 method_not_allowed and Allow: %s', async (method, path, allow) => {
-      const response = await call(method, path);
-      await expectError(response, 405, 'method_not_allowed');
-      expect(response.headers.get('allow')).toBe(allow);
+    it.each(operationRoutes().flatMap((route) => route.notAllowed.map((method) => [method, `/v1${route.path}`, route.allow])))(
+      'answers %s %s with 405 method_not_allowed and Allow: %s',
+      async (method, path, allow) => {
+        const response = await call(method, path);
+        await expectError(response, 405, 'method_not_allowed');
+        expect(response.headers.get('allow')).toBe(allow);
+      },
+    );
+
+    it('answers an OPTIONS that is no preflight with 405 and the path\'s Allow, on every path', async () => {
+      for (const route of operationRoutes()) {
+        const response = await call('OPTIONS', `/v1${route.path}`);
+        await expectError(response, 405, 'method_not_allowed');
+        expect(response.headers.get('allow'), route.template).toBe(route.allow);
+      }
     });
 
     it('counts 404 and 405 answers against the caller and shows the rate-limit headers', async () => {
-      const first = await call('GET', '/v1/nowhere');
-      const second = await call('DELETE', '/v1/pets');
+      const { key } = await api.store.apiKeys.create({ plan: 'business', label: 'counts 404 and 405' });
+      const auth = { authorization: `Bearer ${key}` };
+      const unserved = operationRoutes().find((route) => route.notAllowed.length > 0)!;
+      const first = await call('GET', '/v1/nowhere', auth);
+      const second = await call(unserved.notAllowed[0]!, `/v1${unserved.path}`, auth);
       await expectError(first, 404, 'not_found');
       await expectError(second, 405, 'method_not_allowed');
       expect(first.headers.get('x-ratelimit-limit')).toBe('1000');
-      expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(Number(first.headers.get('x-ratelimit-remaining')) - 1);
+      expect([first, second].map((response) => response.headers.get('x-ratelimit-remaining'))).toEqual(['999', '998']);
       expect(second.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
     });
 

@@ -9,6 +9,8 @@ import pg from 'pg';
 import { expect } from 'vitest';
 import { stopChild } from './stop-child.js';
 
+export { operationRoutes, type OperationRoute } from './operation-routes.js';
+
 /** The drivers, for tests that open a database of their own. */
 export { openDatabase, type OpenDatabase } from '@petstore/drivers';
 

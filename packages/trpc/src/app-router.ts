@@ -1,4 +1,4 @@
-import { createPetsRouter } from './create-pets-router.js';
+import { createPetsRouter, petsResponseMeta } from './create-pets-router.js';
 import { procedure, router } from './trpc.js';
 
 /** The pets procedures of the service's own tRPC API: the very procedures a host mounts in its own server. */
@@ -12,10 +12,10 @@ const pets = createPetsRouter(procedure, {
  * The whole tRPC API: `pets.list`, `pets.page`, `pets.create`, `pets.get`.
  * @example createTRPCClient<AppRouter>({ links: [httpLink({ url: 'http://localhost:3000/trpc' })] })
  */
-export const appRouter = router({ pets: pets.procedures });
+export const appRouter = router({ pets });
 
 /** The headers of the pets calls of a request to {@link appRouter}, for the adapter's `responseMeta`. */
-export const appResponseMeta = pets.responseMeta;
+export const appResponseMeta = petsResponseMeta(pets);
 
 /**
  * The router's type, for typed clients.
@@ -27,4 +27,4 @@ export type AppRouter = typeof appRouter;
  * The path of every procedure, e.g. `pets.list`.
  * @example procedurePaths.includes('pets.get') // true
  */
-export const procedurePaths: readonly string[] = Object.freeze(Object.keys(pets.procedures).map((name) => `pets.${name}`));
+export const procedurePaths: readonly string[] = Object.freeze(Object.keys(pets).map((name) => `pets.${name}`));

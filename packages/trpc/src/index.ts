@@ -1,15 +1,18 @@
 export { appRouter, procedurePaths, type AppRouter } from './app-router.js';
 export {
   createPetsRouter,
+  petsResponseMeta,
   PetsPage,
   type Caller,
   type PetsProcedures,
   type PetsRouter,
+  type PetsResponseMeta,
   type PetsRouterOptions,
   type PrincipalHook,
   type RequestBearingContext,
 } from './create-pets-router.js';
-export { withPetStoreErrors } from './errors/with-pet-store-errors.js';
+export { maxBatchSize } from './max-batch-size.js';
+export { withPetStoreErrors, type WithPetStoreErrors } from './errors/with-pet-store-errors.js';
 export type { Context } from './context.js';
 export { procedures, procedureAt, type ProcedureDefinition } from './procedures.js';
 export { createTrpcHandler, type TrpcHandlerOptions } from './http/trpc-handler.js';

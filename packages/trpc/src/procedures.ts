@@ -18,23 +18,27 @@ const fromOperation = (operationId: OperationId): ProcedureDefinition => ({
   linksNextPage: 'cursor' in ((operations[operationId].input as { shape?: object }).shape ?? {}),
 });
 
+/** The same call answering its page with the next cursor in the body, for tRPC clients (they read no headers). */
+const pageOf = (operationId: OperationId): ProcedureDefinition => ({
+  ...fromOperation(operationId),
+  result: (outcome) => ({ items: outcome.data, nextCursor: outcome.meta.nextCursor ?? null }),
+  linksNextPage: false,
+});
+
 /**
- * Every procedure by its path: one per core operation (`pets.list`, `pets.create`, `pets.get`, named by the
- * operation's `procedure`), and `pets.page`, `listPets` with its next cursor in the body for clients that cannot
- * read headers.
+ * Every procedure by its path: one per core operation, named by the operation's `procedure` (`pets.list`,
+ * `pets.create`, `pets.get`), and one more for an operation that declares a `pageProcedure` (`pets.page`).
  * @example procedures['pets.get']?.operationId // 'getPet'
  */
-export const procedures: Readonly<Record<string, ProcedureDefinition>> = Object.freeze({
-  ...Object.fromEntries(
-    (Object.keys(operations) as OperationId[]).map((id) => [`pets.${operations[id].procedure}`, fromOperation(id)]),
+export const procedures: Readonly<Record<string, ProcedureDefinition>> = Object.freeze(
+  Object.fromEntries(
+    (Object.keys(operations) as OperationId[]).flatMap((id) => {
+      const { procedure, pageProcedure } = operations[id];
+      const own: [string, ProcedureDefinition] = [`pets.${procedure}`, fromOperation(id)];
+      return pageProcedure === undefined ? [own] : [own, [`pets.${pageProcedure}`, pageOf(id)] as const];
+    }),
   ),
-  'pets.page': {
-    operationId: 'listPets',
-    type: 'query',
-    result: (outcome) => ({ items: outcome.data, nextCursor: outcome.meta.nextCursor ?? null }),
-    linksNextPage: false,
-  },
-});
+);
 
 /**
  * The procedure at a path, if there is one (own properties only).

@@ -9,7 +9,7 @@ const t = initTRPC
 
 /**
  * Builds a router of this API's context and error shape.
- * @example export const appRouter = router({ pets: createPetsRouter(procedure, options).procedures })
+ * @example export const appRouter = router({ pets: createPetsRouter(procedure, options) })
  */
 export const router = t.router;
 

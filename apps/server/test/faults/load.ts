@@ -1,4 +1,5 @@
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 /** One request of a load run and how it ended. */
 export interface Outcome {
@@ -15,6 +16,8 @@ export interface Outcome {
   reusedSocket: boolean;
   /** The response's headers, when one came. */
   headers?: IncomingHttpHeaders;
+  /** Which client of a load run sent it. */
+  client?: number;
 }
 
 /**
@@ -32,7 +35,7 @@ export function send(options: {
   timeoutMs?: number;
   kind?: Outcome['kind'];
 }): Promise<Outcome> {
-  const { hostname, port } = new URL(options.url);
+  const { hostname, port, protocol } = new URL(options.url);
   const sentAt = Date.now();
   return new Promise((resolve) => {
     let settled = false;
@@ -44,7 +47,9 @@ export function send(options: {
       resolve({ kind: options.kind ?? 'list', sentAt, endedAt: Date.now(), status, body, reusedSocket: req.reusedSocket, ...(answerHeaders ? { headers: answerHeaders } : {}), ...(error ? { error } : {}) });
     };
     const headers = { ...options.headers, ...(options.body ? { 'content-length': String(Buffer.byteLength(options.body)) } : {}) };
-    const req = request({ hostname, port, path: options.path, method: options.method, headers, agent: options.agent ?? false }, (res) => {
+    // HTTPS (a balancer with a certificate of the test's own) or HTTP, the same way.
+    const call = protocol === 'https:' ? httpsRequest : request;
+    const req = call({ hostname, port, path: options.path, method: options.method, headers, agent: options.agent ?? false, rejectUnauthorized: false }, (res) => {
       let text = '';
       answerHeaders = res.headers;
       res.setEncoding('utf8');
@@ -81,20 +86,26 @@ export function startLoad(options: {
   timeoutMs?: number;
   /** Pause after a response that is not 2xx, so a refused client does not spin. */
   pauseAfterRefusalMs?: number;
+  /** Each client on a keep-alive connection of its own (opened again when closed), rather than a shared pool. */
+  connectionPerClient?: boolean;
 }): Load {
-  const agent = new Agent({ keepAlive: true, maxSockets: options.clients });
+  const makeAgent = (maxSockets: number) =>
+    options.url.startsWith('https:') ? new HttpsAgent({ keepAlive: true, maxSockets }) : new Agent({ keepAlive: true, maxSockets });
+  const agent = makeAgent(options.clients);
+  const agents = options.connectionPerClient ? Array.from({ length: options.clients }, () => makeAgent(1)) : [];
   const outcomes: Outcome[] = [];
   let running = true;
   let sequence = 0;
   const auth = { authorization: `Bearer ${options.key}` };
-  const client = async () => {
+  const client = async (_: unknown, index: number) => {
+    const own = agents[index] ?? agent;
     while (running) {
       const create = Math.random() < (options.createShare ?? 0.5);
       const outcome = await send(
         create
           ? {
               url: options.url,
-              agent,
+              agent: own,
               kind: 'create',
               method: 'POST',
               path: '/v1/pets',
@@ -102,9 +113,9 @@ export function startLoad(options: {
               body: JSON.stringify({ name: `load-${process.pid}-${sequence++}`, categoryId: 1 }),
               timeoutMs: options.timeoutMs ?? 10_000,
             }
-          : { url: options.url, agent, kind: 'list', method: 'GET', path: '/v1/pets?limit=5', headers: auth, timeoutMs: options.timeoutMs ?? 10_000 },
+          : { url: options.url, agent: own, kind: 'list', method: 'GET', path: '/v1/pets?limit=5', headers: auth, timeoutMs: options.timeoutMs ?? 10_000 },
       );
-      outcomes.push(outcome);
+      outcomes.push({ ...outcome, client: index });
       if (outcome.status < 200 || outcome.status > 299) await new Promise((r) => setTimeout(r, options.pauseAfterRefusalMs ?? 20));
     }
   };
@@ -115,6 +126,7 @@ export function startLoad(options: {
       running = false;
       await Promise.all(clients);
       agent.destroy();
+      for (const each of agents) each.destroy();
       return outcomes;
     },
   };

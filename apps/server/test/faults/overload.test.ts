@@ -119,20 +119,39 @@ describe.runIf(databaseUrl)('overload protection on PostgreSQL: a limit on reque
 
 });
 
-describe('overload protection: event-loop lag', () => {
-  it('sheds while the event loop lags past PETSTORE_SHED_LAG_MS, and serves again once it catches up', async () => {
-    const running = await startServer(loadConfig({ PORT: '0', PETSTORE_DATA_DIR: 'memory://', PETSTORE_SHED_LAG_MS: '100', PETSTORE_MAX_CONCURRENT_REQUESTS: '0' }));
+describe('overload protection: the event loop as measured', () => {
+  it('sheds while the event loop stays delayed past PETSTORE_SHED_LAG_MS, counts each refusal in the metrics, and serves again once it recovers', async () => {
+    const running = await startServer(
+      loadConfig({ PORT: '0', PETSTORE_DATA_DIR: 'memory://', PETSTORE_SHED_LAG_MS: '100', PETSTORE_MAX_CONCURRENT_REQUESTS: '0', PETSTORE_METRICS_PORT: '0' }),
+    );
     try {
       expect((await fetch(`${running.url}/v1/openapi.json`)).status).toBe(200);
-      const blockedUntil = Date.now() + 1_000;
-      while (Date.now() < blockedUntil); // the event loop is stuck for 1 s
+      // Sustained overload: the event loop busy 300 ms out of every 310 for 2.5 s, as under a flood of work.
+      const until = Date.now() + 2_500;
+      await new Promise<void>((resolve) => {
+        const stall = () => {
+          const busyUntil = Date.now() + 300;
+          while (Date.now() < busyUntil);
+          if (Date.now() < until) setTimeout(stall, 10);
+          else resolve();
+        };
+        stall();
+      });
       const during = await fetch(`${running.url}/v1/openapi.json`);
       expect(during.status).toBe(503);
       expect(during.headers.get('retry-after')).toBe('1');
       expect(await during.json()).toStrictEqual(unavailableBody);
       expect((await fetch(`${running.url}/healthz`)).status).toBe(200);
-      await sleep(500);
-      expect((await fetch(`${running.url}/v1/openapi.json`)).status).toBe(200);
+      expect((await fetch(`${running.url}/livez`)).status).toBe(200);
+      const metrics = await (await fetch(`${running.metricsUrl}/metrics`)).text();
+      expect(metrics).toMatch(/petstore_http_requests_total\{[^}]*route="shed"[^}]*status="503"[^}]*\} [1-9]/);
+      // Once a quiet second has been measured, requests are served again.
+      let after = 0;
+      for (let i = 0; i < 50 && after !== 200; i++) {
+        await sleep(100);
+        after = (await fetch(`${running.url}/v1/openapi.json`)).status;
+      }
+      expect(after).toBe(200);
     } finally {
       await running.close();
     }

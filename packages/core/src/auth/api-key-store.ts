@@ -62,6 +62,12 @@ export interface ApiKeyStore {
   touch(id: number, at: Date): Promise<void>;
   /** How many keys exist that are neither revoked nor expired. */
   countActive(): Promise<number>;
+  /**
+   * Whether any key was ever stored here, revoked and expired ones included (rows are never deleted), so a start-up
+   * can tell a database that never held a key from one whose keys were all revoked.
+   * @example if (!(await keys.everHeldAKey())) await keys.create({ plan: 'free', label: 'development' })
+   */
+  everHeldAKey(): Promise<boolean>;
 }
 
 type Row = {
@@ -258,6 +264,9 @@ export function createApiKeyStore(hostDb: Kysely<Database>, options: { clock?: C
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date(clock.now()))]))
         .executeTakeFirstOrThrow();
       return Number(row.n);
+    },
+    async everHeldAKey() {
+      return (await db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst()) !== undefined;
     },
   };
 }

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import type { ApiKeyRecord, ApiKeyStore } from './api-key-store.js';
@@ -27,6 +28,8 @@ export interface Authenticator {
 
 /** A look-up's answer before the clock is applied: a key past its expiry is still `found`. */
 type Found = { status: 'found'; key: ApiKeyRecord } | { status: 'malformed' | 'unknown' | 'revoked' };
+
+const MALFORMED: KeyVerdict = Object.freeze({ status: 'malformed' });
 
 interface CacheEntry {
   at: number;
@@ -59,21 +62,23 @@ export function invalidApiKey(verdict: KeyVerdict): PetStoreError {
   );
 }
 
+// Only well-formed tokens (at most 255 characters) are remembered, so the cache holds at most about 10 MB.
 const MAX_ENTRIES = 10_000;
 
 /**
  * Verifies tokens against the key store, remembering each answer for `cacheMs` (1 s by default), so a revocation
  * takes effect on every instance within that time while repeated requests pay neither a hash nor a look-up.
- * `last_used_at` is written at most once a minute per key.
+ * A token that is not shaped like a key is answered `malformed` without entering the cache (it costs no look-up
+ * either), so no client can fill memory with tokens. `last_used_at` is written at most once a minute per key.
  * @example const key = await createAuthenticator({ keys, clock }).verify('psk_…')
  */
 export function createAuthenticator(options: { keys: ApiKeyStore; clock: Clock; cacheMs?: number }): Authenticator {
   const { keys, clock, cacheMs = 1000 } = options;
-  const cache = new Map<string, CacheEntry>();
+  // Bounded by count (each entry a short token): the least recently used answer goes first when full.
+  const cache = new LRUCache<string, CacheEntry>({ max: MAX_ENTRIES });
   const touched = new Map<number, number>();
 
   async function lookUp(token: string): Promise<Found> {
-    if (!isWellFormedApiKey(token)) return { status: 'malformed' };
     const hash = hashApiKey(token);
     const record = await keys.findByHash(hash);
     if (!record || !timingSafeEqual(Buffer.from(record.hash, 'hex'), Buffer.from(hash, 'hex'))) {
@@ -94,11 +99,11 @@ export function createAuthenticator(options: { keys: ApiKeyStore; clock: Clock; 
     const now = clock.now();
     let entry = cache.get(token);
     if (!entry || now - entry.at >= cacheMs) {
-      if (cache.size >= MAX_ENTRIES) cache.clear();
+      if (!isWellFormedApiKey(token)) return MALFORMED;
       const fresh: CacheEntry = { at: now, found: lookUp(token) };
       fresh.found.then(
         (found) => (fresh.settled = found),
-        () => cache.get(token) === fresh && cache.delete(token),
+        () => cache.peek(token) === fresh && cache.delete(token),
       );
       cache.set(token, (entry = fresh));
     }

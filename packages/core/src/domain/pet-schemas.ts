@@ -3,10 +3,15 @@ import { z } from 'zod';
 /** The largest integer JSON clients read exactly (2^53-1): the bound of every id. */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
-const CONTROL_CHARACTER = /[\u0000-\u001F\u007F]/;
+/**
+ * Unicode controls (Cc, U+0085 included), format characters (Cf: zero-width, bidirectional overrides such as U+202E)
+ * and the line and paragraph separators (Zl, Zp): each can hide, reorder or break what a client displays.
+ */
+const CONTROL_OR_FORMAT = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 /** A UTF-16 surrogate that is not half of a pair: with the `u` flag, pairs are one code point and never match. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-const NON_SPACE = /\S/u;
+/** A character that shows: not white space, not of category Other (C), not default-ignorable (U+3164 HANGUL FILLER). */
+const VISIBLE = /[^\p{White_Space}\p{C}\p{Default_Ignorable_Code_Point}]/u;
 
 /** Availability status of an animal. */
 export const PetStatus = z.enum(['available', 'pending', 'sold']).meta({
@@ -15,15 +20,31 @@ export const PetStatus = z.enum(['available', 'pending', 'sold']).meta({
 });
 export type PetStatus = z.infer<typeof PetStatus>;
 
-const id = (description: string) =>
-  z.int({ error: 'must be an integer' }).min(1).max(MAX_ID).meta({ description, format: 'int64', example: 1 });
+/**
+ * An integer from `min` to `max`, with one message per problem: not an integer, or out of range. `int()` stops at its
+ * own failure (`abort`), so a value past 2^53-1 (which `int()` refuses itself) is not reported again by `max`; and its
+ * message is chosen by issue, since a message given as the schema's `error` would replace the range messages too.
+ */
+function integer(min: number, max: number) {
+  const message = (issue: { code?: string }) =>
+    issue.code === 'invalid_type'
+      ? 'must be an integer'
+      : issue.code === 'too_big'
+        ? `must be at most ${max}`
+        : issue.code === 'too_small'
+          ? `must be at least ${min}`
+          : undefined;
+  return z.int({ error: message, abort: true }).min(min, { error: message }).max(max, { error: message });
+}
+
+const id = (description: string) => integer(1, MAX_ID).meta({ description, format: 'int64', example: 1 });
 
 function nameProblem(value: string): string | undefined {
   const length = [...value].length;
   if (length < 1 || length > 255) return 'must be 1 to 255 characters long';
-  if (!NON_SPACE.test(value)) return 'must contain a character that is not white space';
-  if (CONTROL_CHARACTER.test(value)) return 'must not contain control characters';
   if (LONE_SURROGATE.test(value)) return 'must be well-formed Unicode (no lone surrogates)';
+  if (CONTROL_OR_FORMAT.test(value)) return 'must not contain control or format characters (Unicode Cc, Cf, Zl, Zp)';
+  if (!VISIBLE.test(value)) return 'must contain a visible character';
   return undefined;
 }
 
@@ -64,11 +85,7 @@ const MAX_PAGE = 100;
 export const Pets = z.array(Pet).meta({ id: 'Pets', maxItems: MAX_PAGE });
 export type Pets = z.infer<typeof Pets>;
 
-const limit = z
-  .int({ error: 'must be an integer' })
-  .min(1)
-  .max(MAX_PAGE)
-  .meta({ description: 'Maximum number of animals returned.', format: 'int32' });
+const limit = integer(1, MAX_PAGE).meta({ description: 'Maximum number of animals returned.', format: 'int32' });
 const cursor = z
   .string()
   .min(1)

@@ -6,6 +6,7 @@ export type TrpcCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_SUPPORTED'
   | 'CONFLICT'
+  | 'TIMEOUT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'TOO_MANY_REQUESTS'
@@ -41,6 +42,11 @@ export const errorCodes = {
     status: 409,
     trpc: 'CONFLICT',
     message: 'This Idempotency-Key was already used with another request.',
+  },
+  request_timeout: {
+    status: 408,
+    trpc: 'TIMEOUT',
+    message: 'The request body did not arrive within 10 seconds; the connection is closed.',
   },
   gone: { status: 410, trpc: 'NOT_FOUND', message: 'This operation has been removed.' },
   payload_too_large: { status: 413, trpc: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 64 KiB.' },

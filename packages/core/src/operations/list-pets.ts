@@ -16,6 +16,7 @@ export const listPets = defineOperation({
   output: Pets,
   successStatus: 200,
   writes: false,
+  pageProcedure: 'page',
   async run(input, { pets, meta, cached }) {
     const afterId = input.cursor === undefined ? 0 : decodeCursor(input.cursor);
     // The page is frozen and shared by every request that reads it while it is cached.

@@ -54,14 +54,26 @@ export interface OperationDefinition<Input extends z.ZodType = z.ZodType, Output
   readonly writes: boolean;
   readonly deprecation?: Deprecation;
   readonly stability?: Stability;
+  /**
+   * The name of a second tRPC procedure for an operation that pages (sets `meta.nextCursor`): the same call,
+   * answering `{ items, nextCursor }` with the next page's cursor in the body (null on the last page), since tRPC
+   * clients read no `Link` header. REST has no such route.
+   */
+  readonly pageProcedure?: string;
   /** Runs the operation on validated input, once the request is admitted. */
   run(input: z.output<Input>, env: OperationEnv): Promise<z.output<Output>>;
 }
 
 /**
- * Declares an operation, keeping its input and output types, its procedure name and whether it writes.
+ * Declares an operation, keeping its input and output types, its procedure names and whether it writes.
  * @example export const getPet = defineOperation({ operationId: 'getPet', …, run: (input, { pets }) => … })
  */
-export const defineOperation = <I extends z.ZodType, O extends z.ZodType, const P extends string, const W extends boolean>(
-  op: OperationDefinition<I, O> & { readonly procedure: P; readonly writes: W },
+export const defineOperation = <
+  I extends z.ZodType,
+  O extends z.ZodType,
+  const P extends string,
+  const W extends boolean,
+  const G extends string = never,
+>(
+  op: OperationDefinition<I, O> & { readonly procedure: P; readonly writes: W; readonly pageProcedure?: G },
 ) => Object.freeze(op);

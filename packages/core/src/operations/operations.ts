@@ -6,10 +6,14 @@ export type { Deprecation, OperationDefinition, OperationEnv, Stability } from '
 
 /**
  * Every operation of the interface, by operationId: adding one here (and its file) adds its REST route, its tRPC
- * procedure and its place in the OpenAPI document.
+ * procedure, its place in the OpenAPI document and its typed method on every store (CONTRIBUTING.md).
  * @example operations.createPet.successStatus // 201
  */
-export const operations = Object.freeze({ listPets, createPet, getPet });
+export const operations = Object.freeze({
+  listPets,
+  createPet,
+  getPet,
+});
 
 /** The name of one of the operations. */
 export type OperationId = keyof typeof operations;

@@ -61,6 +61,30 @@ describe('coalesced counters', () => {
     expect(await counters.read('d')).toBe(10);
   });
 
+  it('counts callers of several requests at once together with the others, each seeing the count of its last', async () => {
+    const { counters, calls } = counted(createMemoryCounters());
+    const together = coalesced(counters);
+    const minute = { key: 'm', seconds: 300 };
+    const day = { key: 'd', seconds: 172_800 };
+    await together.incrementWindows(minute, day, 1, 10);
+    // 2 to 5, then 6 (one), then 7 to 16 of which 7 to 10 fit the minute and take day places 7 to 10.
+    const batch = await Promise.all([
+      together.incrementWindows(minute, day, 4, 10),
+      together.incrementWindows(minute, day, 1, 10),
+      together.incrementWindows(minute, day, 10, 10),
+    ]);
+    expect(batch).toEqual([
+      { minute: 5, day: 5 },
+      { minute: 6, day: 6 },
+      { minute: 16, day: 10 },
+    ]);
+    expect(calls.windows).toBeLessThanOrEqual(3);
+    expect(await counters.read('d')).toBe(10);
+    const counts = await Promise.all([together.increment('k', 60, 3), together.increment('k', 60), together.increment('k', 60, 5)]);
+    expect(counts).toEqual([3, 4, 9]);
+    expect(calls.increment).toBeLessThanOrEqual(2);
+  });
+
   it('rejects every waiting window count of a batch when the store fails', async () => {
     const failing: Counters = { ...createMemoryCounters(), incrementWindows: () => Promise.reject(new Error('store down')) };
     const together = coalesced(failing);

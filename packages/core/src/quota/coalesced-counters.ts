@@ -1,20 +1,30 @@
 import { fittingInMinute, type CounterKey, type Counters, type WindowCounts } from './counters.js';
 
+/** One caller's share of a batch: how many requests it counts, and how to answer it. */
+interface Waiter<T> {
+  amount: number;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+
 interface Batch {
   seconds: number;
-  waiters: { resolve: (count: number) => void; reject: (error: unknown) => void }[];
+  waiters: Waiter<number>[];
 }
 
 interface WindowsBatch {
   minute: CounterKey;
   day: CounterKey;
   perMinute: number;
-  waiters: { resolve: (counts: WindowCounts) => void; reject: (error: unknown) => void }[];
+  waiters: Waiter<WindowCounts>[];
 }
+
+const total = (waiters: readonly { amount: number }[]) => waiters.reduce((sum, waiter) => sum + waiter.amount, 0);
 
 /**
  * Counters that send at most one increment per key to the store at a time: increments that arrive meanwhile are
- * added up and sent as one `+n` when it returns, and each caller gets its own count within the new total. Counts
+ * added up and sent as one `+n` when it returns, and each caller gets its own count within the new total (that of its
+ * last request, when it counts several at once). Counts
  * stay exact (the store adds atomically; every request has its own place), while round trips under load drop by
  * the size of the batches. Concurrent reads of one key share one look-up. A key's minute and day windows are counted
  * the same way, together: of a batch of n, the first ones within the minute's limit take their places in the day,
@@ -28,9 +38,12 @@ export function coalesced(inner: Counters): Counters {
 
   function send(key: string, batch: Batch) {
     inFlight.add(key);
-    const amount = batch.waiters.length;
+    const amount = total(batch.waiters);
     inner.increment(key, batch.seconds, amount).then(
-      (total) => batch.waiters.forEach((waiter, i) => waiter.resolve(total - amount + 1 + i)),
+      (count) => {
+        let before = count - amount;
+        for (const waiter of batch.waiters) waiter.resolve((before += waiter.amount));
+      },
       (error: unknown) => batch.waiters.forEach((waiter) => waiter.reject(error)),
     ).finally(() => {
       inFlight.delete(key);
@@ -47,15 +60,18 @@ export function coalesced(inner: Counters): Counters {
 
   function sendWindows(id: string, batch: WindowsBatch) {
     windowsInFlight.add(id);
-    const amount = batch.waiters.length;
+    const amount = total(batch.waiters);
     inner
       .incrementWindows(batch.minute, batch.day, amount, batch.perMinute)
       .then(
         ({ minute, day }) => {
+          // The batch's first `fit` requests took places in the day; a caller sees the day after its own fitting ones.
           const fit = fittingInMinute(minute, amount, batch.perMinute);
-          batch.waiters.forEach((waiter, i) =>
-            waiter.resolve({ minute: minute - amount + 1 + i, day: i < fit ? day - fit + 1 + i : day }),
-          );
+          let counted = 0;
+          for (const waiter of batch.waiters) {
+            counted += waiter.amount;
+            waiter.resolve({ minute: minute - amount + counted, day: day - fit + Math.min(fit, counted) });
+          }
         },
         (error: unknown) => batch.waiters.forEach((waiter) => waiter.reject(error)),
       )
@@ -71,22 +87,20 @@ export function coalesced(inner: Counters): Counters {
 
   return {
     incrementWindows(minute, day, amount, perMinute) {
-      if (amount !== 1) return inner.incrementWindows(minute, day, amount, perMinute);
       const id = `${minute.key} ${day.key} ${perMinute}`;
       return new Promise<WindowCounts>((resolve, reject) => {
-        if (!windowsInFlight.has(id)) return sendWindows(id, { minute, day, perMinute, waiters: [{ resolve, reject }] });
+        if (!windowsInFlight.has(id)) return sendWindows(id, { minute, day, perMinute, waiters: [{ amount, resolve, reject }] });
         let batch = windowsQueued.get(id);
         if (!batch) windowsQueued.set(id, (batch = { minute, day, perMinute, waiters: [] }));
-        batch.waiters.push({ resolve, reject });
+        batch.waiters.push({ amount, resolve, reject });
       });
     },
     increment(key, seconds, amount = 1) {
-      if (amount !== 1) return inner.increment(key, seconds, amount);
       return new Promise<number>((resolve, reject) => {
-        if (!inFlight.has(key)) return send(key, { seconds, waiters: [{ resolve, reject }] });
+        if (!inFlight.has(key)) return send(key, { seconds, waiters: [{ amount, resolve, reject }] });
         let batch = queued.get(key);
         if (!batch) queued.set(key, (batch = { seconds, waiters: [] }));
-        batch.waiters.push({ resolve, reject });
+        batch.waiters.push({ amount, resolve, reject });
       });
     },
     read(key) {

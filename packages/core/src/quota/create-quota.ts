@@ -6,6 +6,7 @@ import { PetStoreError } from '../errors/pet-store-error.js';
 import { schemaName } from '../storage/schema.js';
 import type { Quota } from '../service/quota.js';
 import type { RateLimitWindow } from '../service/response-meta.js';
+import { addressBucket } from './address-bucket.js';
 import { banEnd, banValue } from './ban.js';
 import { coalesced } from './coalesced-counters.js';
 import type { Counters } from './counters.js';
@@ -105,8 +106,10 @@ function wholeNumber(name: string, value: number, max = Number.MAX_SAFE_INTEGER)
   return value;
 }
 
+/** The counter name of an address: its bucket (an IPv6 client's /64), hashed when long. */
 function addressKey(address: string) {
-  return address.length <= 64 ? address : `#${createHash('sha256').update(address).digest('hex')}`;
+  const bucket = addressBucket(address);
+  return bucket.length <= 64 ? bucket : `#${createHash('sha256').update(bucket).digest('hex')}`;
 }
 
 function refused(
@@ -142,7 +145,23 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
         ? coalesced(createRedisCounters(config.client, config.keyPrefix))
         : createMemoryCounters());
 
-  async function consumeKey(key: QuotaSubject): Promise<RateLimitWindow[]> {
+  // The bans this instance is writing: the requests of one key past the threshold at once (a batch's calls, a
+  // burst) all read "not banned" before the first write lands, and each would write its own ban.
+  const banning = new Map<string, Promise<number>>();
+  function startBan(banKey: string, now: number): Promise<number> {
+    let written = banning.get(banKey);
+    if (!written) {
+      const value = banValue(now, banSeconds);
+      written = counters
+        .write(banKey, value, banSeconds + BAN_MARGIN_SECONDS)
+        .then(() => (remember(banKey, value, now), value))
+        .finally(() => banning.delete(banKey));
+      banning.set(banKey, written);
+    }
+    return written;
+  }
+
+  async function consumeKey(key: QuotaSubject, requests = 1): Promise<RateLimitWindow[]> {
     const now = clock.now();
     const { perMinute, perDay } = key.limits;
     const minuteKey = `m:${key.id}:${windowIndex(now, MINUTE_MS)}`;
@@ -154,7 +173,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
       counters.incrementWindows(
         { key: minuteKey, seconds: MINUTE_ENTRY_SECONDS },
         { key: dayKey, seconds: DAY_ENTRY_SECONDS },
-        1,
+        wholeNumber('requests', requests),
         perMinute,
       ),
     ]);
@@ -165,12 +184,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     const windows = bindingFirst(minute, day);
 
     let bannedUntil = ban === undefined ? -Infinity : banEnd(ban);
-    if (bannedUntil <= now && minuteCount > perMinute + banThreshold) {
-      const value = banValue(now, banSeconds);
-      await counters.write(banKey, value, banSeconds + BAN_MARGIN_SECONDS);
-      remember(banKey, value, now);
-      bannedUntil = banEnd(value);
-    }
+    if (bannedUntil <= now && minuteCount > perMinute + banThreshold) bannedUntil = banEnd(await startBan(banKey, now));
     if (bannedUntil > now) {
       const until = new Date(bannedUntil).toISOString();
       throw refused(
@@ -219,10 +233,10 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     return value;
   }
 
-  async function consumeAddress(address: string): Promise<RateLimitWindow[]> {
+  async function consumeAddress(address: string, requests = 1): Promise<RateLimitWindow[]> {
     const now = clock.now();
     const counter = addressCounter(address, now);
-    const count = await counters.increment(counter, MINUTE_ENTRY_SECONDS);
+    const count = await counters.increment(counter, MINUTE_ENTRY_SECONDS, wholeNumber('requests', requests));
     remember(counter, count, now);
     return addressWindow(address, count, now);
   }

@@ -24,7 +24,8 @@ describe.each(setups)('keys known at an address, on the $name store', ({ databas
   let second: PetStore | undefined;
   let close: () => Promise<void>;
   let addresses = 0;
-  const freshAddress = () => `2001:db8::${(++addresses).toString(16)}`;
+  // Each in a /64 of its own: IPv6 clients are counted by their /64.
+  const freshAddress = () => `2001:db8:${(++addresses).toString(16)}::1`;
 
   const quotas: ClosableQuota[] = [];
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { refusal, testDatabases } from '@petstore/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPetStore, PetStoreError, type Clock, type PetStore } from '../index.js';
+import { createPetStore, operations, PetStoreError, type Clock, type OperationId, type PetStore } from '../index.js';
 
 describe.each(testDatabases)('the pet store on $name', (database) => {
   let close: () => Promise<void>;
@@ -88,6 +88,19 @@ describe.each(testDatabases)('the pet store on $name', (database) => {
     expect(await store.apiKeys.revoke(record.id)).toBe(true);
     clock.at += 1000;
     expect((await refusal(store.listPets({}, { apiKey: key }))).code).toBe('invalid_api_key');
+  });
+
+  it('has a method for every operation, named by its id, that runs that operation through the one entry', async () => {
+    const { key, record } = await store.apiKeys.create({ plan: 'pro', label: 'methods' });
+    for (const id of Object.keys(operations) as OperationId[]) {
+      const method = store[id] as (input: unknown, context: object) => Promise<unknown>;
+      expect(method, id).toBeTypeOf('function');
+      expect((await refusal(method({}, {}))).code, id).toBe('missing_api_key');
+      // An unknown field is refused by this operation's own schema, once its key was verified.
+      const invalid = await refusal(method({ notAField: 1 }, { apiKey: key }));
+      expect(invalid.details?.map((d) => d.path), id).toContain('notAField');
+      expect(invalid.meta.keyId, id).toBe(record.id);
+    }
   });
 
   it('answers 410 gone on getPet from the sunset on, with the deprecation headers kept', async () => {

@@ -1,11 +1,11 @@
 import type { Attributes, Span, SpanKind } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
+import type { z } from 'zod';
 import { createApiKeyStore, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store.js';
 import { createAuthenticator, invalidApiKey } from '../auth/authenticator.js';
 import { plans } from '../auth/plans.js';
 import { quotaSubject, type Principal } from '../auth/principal.js';
 import { systemClock, type Clock } from '../clock.js';
-import type { GetPetInput, ListPetsInput, NewPet, Pet } from '../domain/pet-schemas.js';
 import { isDatabaseUnavailable } from '../errors/is-database-unavailable.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import { validateWithIdempotencyKey } from '../idempotency/idempotency-key.js';
@@ -55,14 +55,28 @@ export interface Outcome<T> {
 /** Reads the input of a call; awaited only once the request is admitted (key, quota, sunset). */
 export type InputReader = () => unknown;
 
-/** The pet store: every operation with the same authentication, quota, validation and errors for every caller. */
-export interface PetStore {
-  /** Lists animals in ascending id order; `meta.nextCursor` is set when more exist. The page is frozen. */
-  listPets(input: ListPetsInput, context: CallContext): Promise<Outcome<readonly Pet[]>>;
-  /** Adds an animal and answers it with its new id. */
-  createPet(input: NewPet, context: CallContext): Promise<Outcome<Pet>>;
-  /** Fetches one animal. Deprecated: from 5 December 2030 it answers 410 `gone`. */
-  getPet(input: GetPetInput, context: CallContext): Promise<Outcome<Pet>>;
+type Operations = typeof operations;
+
+/** An operation's data as the store answers it: arrays read-only, since a cached page is frozen and shared. */
+type Answer<T> = T extends readonly (infer Item)[] ? readonly Item[] : T;
+
+/**
+ * One typed method per operation, named by its operationId: its input as typed callers send it, its output as
+ * answered. Derived from the registry: a new operation is a method of every store without a line here.
+ * @example const { data: pets, meta } = await store.listPets({ limit: 20 }, { apiKey }) // meta.nextCursor
+ */
+export type OperationMethods = {
+  readonly [K in keyof Operations]: (
+    input: z.input<Operations[K]['input']>,
+    context: CallContext,
+  ) => Promise<Outcome<Answer<z.output<Operations[K]['output']>>>>;
+};
+
+/**
+ * The pet store: every operation with the same authentication, quota, validation and errors for every caller, as a
+ * method of its own (`listPets`, `createPet`, …; see {@link OperationMethods}) and through {@link PetStore.call}.
+ */
+export interface PetStore extends OperationMethods {
   /**
    * The one entry of every request: authenticates, counts it against the quota, checks the operation is still
    * served, and only then reads the input (so a missing key is 401 before any body is read), validates and runs it.
@@ -71,10 +85,21 @@ export interface PetStore {
    */
   call(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<unknown>>;
   /**
+   * Admits a batch of calls as one request, before any of its calls is counted: the key is verified and the address
+   * rule applied once. Without a valid key the batch is counted once against the client address and refused
+   * (`missing_api_key` or `invalid_api_key`, or the address's 429); a valid key that the address rule refuses gets
+   * that same 429, uncharged, as a wrong key would. Admitted (a valid key or a principal), nothing is counted: `call`
+   * then counts each call. Failures are PetStoreErrors carrying their meta, as `call`'s are.
+   * @example await store.admitBatch(context); await Promise.all(calls.map(({ id, read }) => store.call(id, read, context)))
+   */
+  admitBatch(context: CallContext): Promise<void>;
+  /**
    * Counts a request that matches no operation (an unknown path, another method) against the caller's quota:
    * the key's when it is valid, the client address's otherwise. Never refuses a missing key; throws only 429/503.
+   * `requests` counts that many at once: the calls of a batch refused without running, after one of them was
+   * refused with 429.
    */
-  meter(context: CallContext): Promise<ResponseMeta>;
+  meter(context: CallContext, requests?: number): Promise<ResponseMeta>;
   /** Whether the database answers. */
   isHealthy(): Promise<boolean>;
   /**
@@ -169,8 +194,13 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     return failed;
   }
 
-  function refused(error: unknown, key: ApiKeyRecord | undefined, operationId?: OperationId): never {
-    if (error instanceof PetStoreError && error.status === 429) onRequestCounted?.({ key, operationId, refusal: error });
+  /** Tells `onRequestCounted` of each of `requests` requests counted together. */
+  const told = (request: CountedRequest, requests: number) => {
+    for (let i = 0; i < requests; i++) onRequestCounted?.(request);
+  };
+
+  function refused(error: unknown, key: ApiKeyRecord | undefined, operationId?: OperationId, requests = 1): never {
+    if (error instanceof PetStoreError && error.status === 429) told({ key, operationId, refusal: error }, requests);
     throw error;
   }
 
@@ -180,12 +210,26 @@ export function createPetStore(options: PetStoreOptions): PetStore {
    * as usual, so strangers sharing the address cannot lock its client out; any other key is refused exactly like a
    * wrong one (a right guess must look like a wrong one) and that refusal is not charged to it.
    */
-  async function count(context: CallContext, meta: ResponseMeta, operationId?: OperationId): Promise<ApiKeyRecord | undefined> {
+  async function count(context: CallContext, meta: ResponseMeta, operationId?: OperationId, requests = 1): Promise<ApiKeyRecord | undefined> {
+    const key = await admit(context, meta, operationId, requests);
+    if (!key) return undefined;
+    meta.rateLimit = await quota.consumeKey(key, requests).catch((error: unknown) => refused(error, key, operationId, requests));
+    told({ key, operationId }, requests);
+    return key;
+  }
+
+  /**
+   * `count` up to the key's own count: the key verified and the address rule applied. Answers the valid key, counted
+   * nothing yet; or undefined once the request was counted against the address, having no valid key.
+   */
+  async function admit(context: CallContext, meta: ResponseMeta, operationId?: OperationId, requests = 1): Promise<ApiKeyRecord | undefined> {
     const token = context.apiKey;
     const address = addressOf(context);
     const countAddress = async () => {
-      meta.rateLimit = await quota.consumeAddress(address).catch((error: unknown) => refused(error, undefined, operationId));
-      onRequestCounted?.({ key: undefined, operationId });
+      meta.rateLimit = await quota
+        .consumeAddress(address, requests)
+        .catch((error: unknown) => refused(error, undefined, operationId, requests));
+      told({ key: undefined, operationId }, requests);
       return undefined;
     };
     if (token === undefined) return countAddress();
@@ -198,22 +242,25 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     ]);
     if (!key) return countAddress();
     meta.keyId = key.id;
-    if (addressCheck !== undefined && !(await quota.knowsKey(key, address))) refused(addressCheck, undefined, operationId);
-    meta.rateLimit = await quota.consumeKey(key).catch((error: unknown) => refused(error, key, operationId));
-    onRequestCounted?.({ key, operationId });
+    if (addressCheck !== undefined && !(await quota.knowsKey(key, address))) refused(addressCheck, undefined, operationId, requests);
     return key;
   }
 
+  /** The 401 of a request that has no valid key: none sent, or one that names no usable key. */
+  async function withoutKey(context: CallContext): Promise<PetStoreError> {
+    return context.apiKey === undefined ? new PetStoreError('missing_api_key') : invalidApiKey(await authenticator.explain(context.apiKey));
+  }
+
   /** Counts a request against the principal a host named: no key to verify, no address rule (it is no guess). */
-  async function countPrincipal(principal: Principal, meta: ResponseMeta, operationId?: OperationId): Promise<void> {
+  async function countPrincipal(principal: Principal, meta: ResponseMeta, operationId?: OperationId, requests = 1): Promise<void> {
     meta.principalId = principal.id;
     meta.rateLimit = await quota
-      .consumeKey(quotaSubject(principal, plans))
+      .consumeKey(quotaSubject(principal, plans), requests)
       .catch((error: unknown) => {
-        if (error instanceof PetStoreError && error.status === 429) onRequestCounted?.({ key: undefined, principal, operationId, refusal: error });
+        if (error instanceof PetStoreError && error.status === 429) told({ key: undefined, principal, operationId, refusal: error }, requests);
         throw error;
       });
-    onRequestCounted?.({ key: undefined, principal, operationId });
+    told({ key: undefined, principal, operationId }, requests);
   }
 
   /** An operation answered without error (2xx): its key becomes known at the caller's address. */
@@ -221,11 +268,22 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     quota.keySucceeded(key, addressOf(context));
   }
 
-  async function meter(context: CallContext): Promise<ResponseMeta> {
+  async function admitBatch(context: CallContext): Promise<void> {
+    // A principal is no guess: nothing to verify, and each of its calls is counted on its own.
+    if (context.principal) return;
     const meta: ResponseMeta = {};
     try {
-      if (context.principal) await countPrincipal(context.principal, meta);
-      else await count(context, meta);
+      if (!(await admit(context, meta))) throw await withoutKey(context);
+    } catch (error) {
+      throw failure(error, meta);
+    }
+  }
+
+  async function meter(context: CallContext, requests = 1): Promise<ResponseMeta> {
+    const meta: ResponseMeta = {};
+    try {
+      if (context.principal) await countPrincipal(context.principal, meta, undefined, requests);
+      else await count(context, meta, undefined, requests);
       return meta;
     } catch (error) {
       throw failure(error, meta);
@@ -266,11 +324,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       const { principal } = context;
       const key = principal ? undefined : await count(context, meta, operationId);
       if (principal) await countPrincipal(principal, meta, operationId);
-      else if (!key) {
-        throw context.apiKey === undefined
-          ? new PetStoreError('missing_api_key')
-          : invalidApiKey(await authenticator.explain(context.apiKey));
-      }
+      else if (!key) throw await withoutKey(context);
       const op = operations[operationId];
       if (op.deprecation) {
         if (key) deprecatedUsage.record(key.id, operationId);
@@ -305,11 +359,14 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     }
   }
 
+  const methods = Object.fromEntries(
+    (Object.keys(operations) as OperationId[]).map((id) => [id, (input: unknown, context: CallContext) => call(id, () => input, context)]),
+  ) as unknown as OperationMethods;
+
   return Object.freeze({
-    listPets: (input, context) => call('listPets', () => input, context),
-    createPet: (input, context) => call('createPet', () => input, context),
-    getPet: (input, context) => call('getPet', () => input, context),
+    ...methods,
     call,
+    admitBatch,
     meter,
     async isHealthy() {
       try {

@@ -7,9 +7,13 @@ import type { RateLimitWindow } from './response-meta.js';
  * throws a PetStoreError (`rate_limited`, `api_key_banned`, `unavailable`) when the request may not proceed.
  */
 export interface Quota {
-  /** Counts a request of an API key or a principal against its limits. */
-  consumeKey(key: QuotaSubject): Promise<RateLimitWindow[]>;
-  consumeAddress(address: string): Promise<RateLimitWindow[]>;
+  /**
+   * Counts a request of an API key or a principal against its limits; `requests` counts that many at once (the calls
+   * of a batch refused together), refused when the last of them does not fit.
+   */
+  consumeKey(key: QuotaSubject, requests?: number): Promise<RateLimitWindow[]>;
+  /** Counts a request without a valid key against its address (`requests` at once, as `consumeKey`). */
+  consumeAddress(address: string, requests?: number): Promise<RateLimitWindow[]>;
   /** Throws the address's 429, as `consumeAddress` would, while the address is over its limit; counts nothing. */
   checkAddress(address: string): Promise<void>;
   /**

@@ -1,6 +1,8 @@
-import { Migrator, sql, type Kysely, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import * as kysely from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { coreVersion } from '../version.js';
 import { carryOverKyselyMigrations } from './legacy-migrations.js';
+import type { MigrationProvider } from './migration-types.js';
 import { MIGRATION_NAMES, migrations } from './migrations/index.js';
 import { recordRelease, refuseNewerDatabase } from './release-record.js';
 import { schemaName, type StoreSchema } from './schema.js';
@@ -19,6 +21,24 @@ export const MIGRATION_LOCK_TABLE = 'petstore_migration_lock';
 export function petStoreMigrations(options: StoreSchema = {}): MigrationProvider {
   const schema = schemaName(options.schema);
   return { getMigrations: async () => migrations(schema) };
+}
+
+/** What the store uses of kysely's `Migrator`. */
+type MigratorClass = new (props: {
+  db: Kysely<any>;
+  provider: MigrationProvider;
+  migrationTableName: string;
+  migrationLockTableName: string;
+  migrationTableSchema?: string;
+}) => { migrateToLatest(): Promise<{ error?: unknown; results?: readonly { migrationName: string; status: string }[] }> };
+
+/** kysely's `Migrator`: from `kysely` up to 0.28, from `kysely/migration` since 0.29 (which no longer has it at the root). */
+async function loadMigrator(): Promise<MigratorClass> {
+  const atRoot = (kysely as unknown as { Migrator?: MigratorClass }).Migrator;
+  if (typeof atRoot === 'function') return atRoot;
+  // A variable, so that the types of kysely 0.28, which has no such path, are not asked for it.
+  const migrationPath = 'kysely/migration';
+  return ((await import(migrationPath)) as { Migrator: MigratorClass }).Migrator;
 }
 
 /** The schema unqualified names land in on this connection (`public` by default), if any. */
@@ -51,6 +71,7 @@ export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions =
   const release = options.release ?? `@petstore/core@${coreVersion}`;
   await carryOverKyselyMigrations(own, schema, MIGRATION_TABLE);
   await refuseNewerDatabase(own, schema, MIGRATION_TABLE, MIGRATION_NAMES, release);
+  const Migrator = await loadMigrator();
   const migrator = new Migrator({
     db: own,
     provider: petStoreMigrations(options),
@@ -58,7 +79,7 @@ export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions =
     migrationLockTableName: MIGRATION_LOCK_TABLE,
     ...(schema === undefined ? {} : { migrationTableSchema: schema }),
   });
-  const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
+  const { error, results } = await migrator.migrateToLatest();
   if (error) {
     // A newer release may have migrated since the check above: its name says more than kysely's "missing" migration.
     await refuseNewerDatabase(own, schema, MIGRATION_TABLE, MIGRATION_NAMES, release);

@@ -11,6 +11,20 @@ export interface PetRepository {
   list(query: { status?: PetStatus | undefined; afterId: number; limit: number }): Promise<Pet[]>;
 }
 
+/** The SQL verb of a statement, as the database semantic conventions name it (`db.operation.name`). */
+export type QueryVerb = 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
+
+/**
+ * The verb of each method's statement, for its client span (`SELECT pets`): a new method of {@link PetRepository}
+ * names its verb here, in this file, or the type check fails; the tracing wrapper follows.
+ * @example petQueryVerbs.findById // 'SELECT'
+ */
+export const petQueryVerbs: { readonly [Method in keyof PetRepository]: QueryVerb } = Object.freeze({
+  insert: 'INSERT',
+  findById: 'SELECT',
+  list: 'SELECT',
+});
+
 const columns = ['id', 'name', 'category_id', 'status'] as const;
 
 /** A row of `pets` as the drivers return it (PostgreSQL's int8 may come back as a string). */

@@ -1,6 +1,9 @@
 import type { CountedRequest } from '../service/pet-store.js';
 import { operations } from '../operations/operations.js';
 
+/** Why a request was answered 503 `unavailable`: which dependency could not be reached, or load shedding. */
+export type UnavailableReason = 'database' | 'redis' | 'overloaded';
+
 /**
  * Where the handlers and the store report what a dashboard counts. Every method is optional; the server's Prometheus
  * registry implements them all, and a host can implement them with its own metrics library. Labels are bounded:
@@ -8,8 +11,11 @@ import { operations } from '../operations/operations.js';
  * @example const metrics: PetStoreMetrics = { requestServed: ({ route, status }) => counter.add(1, { route, status }) }
  */
 export interface PetStoreMetrics {
-  /** An HTTP request answered: method, route template (`unmatched` when none), status, seconds to its response. */
-  requestServed?(request: { method: string; route: string; status: number; seconds: number }): void;
+  /**
+   * An HTTP request answered: method, route template (`unmatched` when none, `shed` when refused before routing), status, seconds to its response, and on
+   * a 503 why: the database or Redis could not be reached, or the process shed it (`overloaded`).
+   */
+  requestServed?(request: { method: string; route: string; status: number; seconds: number; reason?: UnavailableReason }): void;
   /** A request refused with 429: the plan counted against (`none` without a valid key) and the code. */
   rateLimited?(refusal: { plan: string; code: string }): void;
   /** A call of a deprecated operation by an API key. */

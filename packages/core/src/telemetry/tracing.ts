@@ -1,6 +1,6 @@
-import type { Attributes, Span, SpanKind, Tracer, TracerProvider } from '@opentelemetry/api';
+import type { Span, Tracer, TracerProvider } from '@opentelemetry/api';
 import { PetStoreError } from '../errors/pet-store-error.js';
-import type { PetRepository } from '../storage/pet-repository.js';
+import { petQueryVerbs, type PetRepository } from '../storage/pet-repository.js';
 import { inTrace, openTelemetry, tracingApi, type OpenTelemetry } from './open-telemetry.js';
 import { STORE_TRACER_NAME, type TracerProviderLike } from './tracer-provider.js';
 
@@ -58,28 +58,20 @@ const DB = { 'db.system.name': 'postgresql', 'db.collection.name': 'pets' } as c
 
 /**
  * The pets table's calls as client spans (`SELECT pets`, `INSERT pets`, following the database semantic
- * conventions), children of whatever span is active.
+ * conventions), children of whatever span is active: every method of the repository, with the verb
+ * {@link petQueryVerbs} gives it.
+ * @example const pets = tracedRepository(createPetRepository(db), tracer); await pets.findById(1) // a SELECT pets span
  */
 export function tracedRepository(pets: PetRepository, tracer: Tracer): PetRepository {
-  const db = (operation: 'SELECT' | 'INSERT', call: string) => ({
-    kind: Kind.CLIENT,
-    attributes: { ...DB, 'db.operation.name': operation, 'petstore.db.call': call },
-  });
-  const insert = db('INSERT', 'pets.insert');
-  const findById = db('SELECT', 'pets.findById');
-  const list = db('SELECT', 'pets.list');
-  return {
-    insert(pet) {
-      const span = tracer.startSpan('INSERT pets', insert);
-      return inTrace(span) ? inSpan(span, () => pets.insert(pet)) : pets.insert(pet);
-    },
-    findById(id) {
-      const span = tracer.startSpan('SELECT pets', findById);
-      return inTrace(span) ? inSpan(span, () => pets.findById(id)) : pets.findById(id);
-    },
-    list(query) {
-      const span = tracer.startSpan('SELECT pets', list);
-      return inTrace(span) ? inSpan(span, () => pets.list(query)) : pets.list(query);
-    },
-  };
+  const traced: Record<string, unknown> = {};
+  for (const [method, verb] of Object.entries(petQueryVerbs)) {
+    const name = `${verb} pets`;
+    const options = { kind: Kind.CLIENT, attributes: { ...DB, 'db.operation.name': verb, 'petstore.db.call': `pets.${method}` } };
+    const query = (pets[method as keyof PetRepository] as (...args: unknown[]) => Promise<unknown>).bind(pets);
+    traced[method] = (...args: unknown[]) => {
+      const span = tracer.startSpan(name, options);
+      return inTrace(span) ? inSpan(span, () => query(...args)) : query(...args);
+    };
+  }
+  return traced as unknown as PetRepository;
 }

@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Pipeline } from '../pipeline.js';
-import { BODY_LIMIT } from '../read-json-body.js';
 import type { RequestContext } from '../request-context.js';
 import type { StandardRequest, StandardResponse } from '../standard.js';
 import { fromNodeRequest } from './node-request.js';
 import type { OverloadGuard } from './overload.js';
 import { createTurnEndWriter } from './turn-end-writer.js';
+import { settleBody } from './unread-body.js';
+import { closeIfUnread } from './unread-response.js';
 
 /** How the node adapter writes responses. */
 export interface NodeAdapterOptions {
@@ -16,8 +17,11 @@ export interface NodeAdapterOptions {
    * written when the handler is done with it.
    */
   writeAtTurnEnd?: boolean | undefined;
-  /** Load shedding in front of the pipeline (`createOverloadGuard`): a request it refuses gets 503 at once. */
-  overload?: Pick<OverloadGuard, 'admit'> | undefined;
+  /**
+   * Load shedding in front of the pipeline (`createOverloadGuard`): a request it refuses gets 503 at once; `live`
+   * false (a wedged process) makes `/livez` answer 503.
+   */
+  overload?: (Pick<OverloadGuard, 'admit'> & Partial<Pick<OverloadGuard, 'live'>>) | undefined;
 }
 
 /** A `node:http` request handler; `next`, when given (Express), receives the requests the handler does not own. */
@@ -35,23 +39,8 @@ type WithRequest = IncomingMessage & { [STANDARD]?: StandardRequest };
 const writeNow: Write = (res, status, headers, body) => {
   res.writeHead(status, headers);
   res.end(body);
+  closeIfUnread(res);
 };
-
-/**
- * Leaves an unread body behind: drained, and the connection closed when it may be large, or when reading stopped
- * part-way (past the 64 KiB limit), so nobody can stream into a request that is already answered.
- */
-function discard(req: IncomingMessage, request: StandardRequest & { bodyRead: boolean }, headers: Record<string, string>) {
-  if (req.complete || req.readableEnded || !request.hasBody()) return;
-  if (request.bodyRead) {
-    headers['connection'] = 'close';
-    req.resume();
-    return;
-  }
-  const length = request.header('content-length');
-  if (length === undefined || !(Number(length) <= BODY_LIMIT)) headers['connection'] = 'close';
-  req.resume();
-}
 
 /**
  * The pipeline as a `node:http` handler, for `http.createServer`, Express (`app.use`) and Fastify (raw request and
@@ -59,7 +48,7 @@ function discard(req: IncomingMessage, request: StandardRequest & { bodyRead: bo
  * @example http.createServer(toNodeHandler(pipeline))
  */
 export function toNodeHandler(pipeline: Pipeline, options: NodeAdapterOptions = {}): NodeHandler {
-  const write: Write = options.writeAtTurnEnd ? createTurnEndWriter() : writeNow;
+  const write: Write = options.writeAtTurnEnd ? createTurnEndWriter(closeIfUnread) : writeNow;
   type NodeRequest = ReturnType<typeof fromNodeRequest>;
 
   function send(req: IncomingMessage, res: ServerResponse, request: NodeRequest, response: StandardResponse) {
@@ -69,7 +58,6 @@ export function toNodeHandler(pipeline: Pipeline, options: NodeAdapterOptions = 
     }
     request.answered = true;
     const { headers, body } = response;
-    discard(req, request, headers);
     if (response.closeConnection) headers['connection'] = 'close';
     if (body instanceof ReadableStream) {
       res.writeHead(response.status, headers);
@@ -79,7 +67,8 @@ export function toNodeHandler(pipeline: Pipeline, options: NodeAdapterOptions = 
     if (response.status !== 204 && response.status !== 304) {
       headers['content-length'] = String(body === undefined ? 0 : typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
     }
-    write(res, response.status, headers, body);
+    if (req.complete || !request.hasBody()) write(res, response.status, headers, body);
+    else settleBody(req, request, headers, () => res.destroyed || write(res, response.status, headers, body));
   }
 
   const { overload } = options;
@@ -91,6 +80,7 @@ export function toNodeHandler(pipeline: Pipeline, options: NodeAdapterOptions = 
       (result) => {
         if (result === undefined) return next ? next() : undefined;
         if (result !== 'answered') send(req, res, request, result);
+        else closeIfUnread(res);
       },
       (error: unknown) => res.destroy(error as Error),
     );

@@ -1,16 +1,27 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { PetStoreError } from '@petstore/core';
+import { BODY_TIMEOUT_MS } from '../read-json-body.js';
 import type { RequestContext } from '../request-context.js';
 import type { PeerInfo, StandardRequest } from '../standard.js';
 
 type HostRequest = IncomingMessage & { originalUrl?: unknown; body?: unknown };
 
-/** Reads the body of a node request: its chunks until the end, refusing past `limit`. */
-function collect(req: IncomingMessage, limit: number, tooLarge: () => Error): Promise<Uint8Array> {
+/**
+ * Reads the body of a node request: its chunks until the end, refusing past `limit`, and with 408
+ * `request_timeout` when it has not all arrived by `deadline` (a `performance.now()` time).
+ */
+function collect(req: IncomingMessage, limit: number, tooLarge: () => Error, deadline: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
+    const timer = setTimeout(() => {
+      cleanup();
+      chunks.length = 0;
+      reject(new PetStoreError('request_timeout'));
+    }, Math.max(0, deadline - performance.now()));
     const cleanup = () => {
+      clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -52,6 +63,8 @@ class NodeRequest implements StandardRequest {
   /** Whether a response was written for it (a second one destroys the socket instead). */
   answered = false;
   context: RequestContext | undefined = undefined;
+  /** When the body must have arrived (`performance.now()` time): {@link BODY_TIMEOUT_MS} after the headers. */
+  readonly bodyDeadline = performance.now() + BODY_TIMEOUT_MS;
 
   constructor(
     readonly req: HostRequest,
@@ -88,9 +101,16 @@ class NodeRequest implements StandardRequest {
   readBody(limit: number, tooLarge: () => Error): Promise<Uint8Array> {
     this.bodyRead = true;
     if (this.req.readableEnded) {
-      return Promise.reject(new Error('The request body was consumed before the handler could read it.'));
+      // A host's body parser read it first (Fastify's, when a route hands `request.raw` over): a mistake in the glue,
+      // said on stderr as well as in the 500, since a host without a logger would otherwise see nothing.
+      const message =
+        'The request body was consumed before the Pet Store handler could read it: a body parser of the host read it ' +
+        "first. In Fastify, register the store's plugin (createFastifyPlugin of @petstore/embed) instead of a route " +
+        'that hands request.raw over.';
+      process.emitWarning(message, { code: 'PETSTORE_BODY_CONSUMED' });
+      return Promise.reject(new Error(message));
     }
-    return collect(this.req, limit, tooLarge);
+    return collect(this.req, limit, tooLarge, this.bodyDeadline);
   }
 }
 
@@ -101,6 +121,6 @@ class NodeRequest implements StandardRequest {
 export function fromNodeRequest(
   req: IncomingMessage,
   res?: ServerResponse,
-): StandardRequest & { readonly bodyRead: boolean; answered: boolean } {
+): StandardRequest & { readonly bodyRead: boolean; answered: boolean; readonly bodyDeadline: number } {
   return new NodeRequest(req, res ? { node: { req, res } } : undefined);
 }

@@ -1,46 +1,85 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PetStoreError } from '@petstore/core';
+import type { Socket } from 'node:net';
+import { PetStoreError, type PetStoreMetrics } from '@petstore/core';
+import { ANSWER_HEADERS } from '../answer-headers.js';
 import { JSON_CONTENT_TYPE } from '../respond.js';
 import type { PetStoreLogger } from '../telemetry/request-line.js';
+import { createEventLoopLoad, type EventLoopLoad } from './event-loop-load.js';
 
 /** What {@link createOverloadGuard} is built from. */
 export interface OverloadOptions {
-  /** Requests served at once; one more is refused at once. 0: no limit. */
+  /**
+   * A memory guard, not a throughput limit: requests in flight past which one more is refused. Set it far above what
+   * a burst of requests waiting on the network reaches (they cost memory, not CPU). 0: no limit.
+   */
   maxConcurrent: number;
-  /** Event-loop lag (ms) above which requests are refused until it falls again. 0: never. */
+  /** The event loop's mean delay (ms, over the last sample interval) above which requests are refused. 0: never. */
   shedLagMs: number;
-  /** How often the lag is sampled, in ms. Default 50. The lag compared is smoothed: (2 × previous + sample) / 3. */
-  sampleEveryMs?: number;
+  /** The event loop's utilisation (0 to 1, over the last sample interval) above which requests are refused. 0: never. */
+  shedUtilization?: number | undefined;
+  /** How often the event loop is measured, in ms; each measure covers the interval before it. Default 1000. */
+  sampleEveryMs?: number | undefined;
+  /**
+   * How long the guard may refuse every request for want of a free slot while no admitted request ends, before it
+   * calls itself wedged (`live` false), in ms. Default 30 s.
+   */
+  wedgedAfterMs?: number | undefined;
   /**
    * Told when shedding starts (one warn line) and when a second passes without shedding (one line with the count
    * refused), since refused requests skip the request log.
    */
   logger?: Pick<PetStoreLogger, 'warn'> | undefined;
+  /** Told of each refused request: status 503 with the reason `overloaded`, route `shed`. */
+  metrics?: Pick<PetStoreMetrics, 'requestServed'> | undefined;
   /** The base path the handler is mounted under, so its health checks are never shed. Default ''. */
   basePath?: string | undefined;
 }
 
+/** Why a request was refused: the memory guard, or the event loop as measured. */
+export type ShedReason = 'requests in flight' | 'event-loop delay' | 'event-loop utilization';
+
 const SHED_BODY = JSON.stringify(new PetStoreError('unavailable').toBody());
+const SHED_HEADERS = Object.freeze({
+  ...ANSWER_HEADERS,
+  'content-type': JSON_CONTENT_TYPE,
+  'content-length': String(SHED_BODY.length),
+  'retry-after': '1',
+});
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * Load shedding in front of the handler: past `maxConcurrent` requests in flight, or while the event loop lags more
- * than `shedLagMs`, a request gets an immediate 503 `unavailable` with `Retry-After: 1`, so the requests admitted
- * keep their latency. Health checks are never shed.
+ * Load shedding in front of the handler. A request is refused with an immediate 503 `unavailable` and
+ * `Retry-After: 1` only while the process is overloaded as measured (the event loop's delay or utilisation over the
+ * last second), or when `maxConcurrent` requests are already in flight (a memory guard). Health checks are never
+ * shed. A request's slot is given back when its response ends or its connection closes, whichever comes first, so
+ * pipelined requests on a connection that dies cannot keep theirs.
  * Give it to `createHttpHandler` (`overload`) and close it when the server closes.
- * @example const overload = createOverloadGuard({ maxConcurrent: 64, shedLagMs: 0 }); createHttpHandler(store, { overload })
+ * @example const overload = createOverloadGuard({ maxConcurrent: 1024, shedLagMs: 500 }); createHttpHandler(store, { overload })
  */
 export function createOverloadGuard(options: OverloadOptions) {
-  const { maxConcurrent, shedLagMs, sampleEveryMs = 50, logger } = options;
+  const { maxConcurrent, shedLagMs, shedUtilization = 0, logger, metrics, wedgedAfterMs = 30_000 } = options;
   const healthCheck = new RegExp(`^${escaped(options.basePath?.replace(/\/+$/, '') ?? '')}/(healthz|livez)(\\?|$)`);
   const isHealthCheck = (url = '') => healthCheck.test(url);
+  const load: EventLoopLoad | undefined =
+    shedLagMs > 0 || shedUtilization > 0 ? createEventLoopLoad({ sampleEveryMs: options.sampleEveryMs }) : undefined;
   let inFlight = 0;
   let shed = 0;
+  // When the guard last filled up, or a request last ended since: full, with neither for a while, is wedged.
+  let stuckSince = 0;
+  // The releases of the requests still holding a slot, by connection: a connection that closes gives all of its back.
+  const held = new WeakMap<Socket, Set<() => void>>();
+  const releaseAll = function (this: Socket) {
+    const releases = held.get(this);
+    held.delete(this);
+    if (releases) for (const release of releases) release();
+  };
+
   let episode: { since: number; shedBefore: number; seen: number; timer: NodeJS.Timeout } | undefined;
-  const watchEpisode = (reason: 'requests in flight' | 'event-loop lag') => {
+  const watchEpisode = (reason: ShedReason) => {
     if (!logger || episode) return;
-    logger.warn({ reason, maxConcurrent, shedLagMs, lagMs: Math.round(lagMs) }, 'overloaded: refusing requests with 503');
+    const measured = load ? { delayMs: Math.round(load.delayMs), utilization: Math.round(load.utilization * 100) / 100 } : {};
+    logger.warn({ reason, maxConcurrent, shedLagMs, shedUtilization, ...measured }, 'overloaded: refusing requests with 503');
     const timer = setInterval(() => {
       if (!episode || shed !== episode.seen) {
         if (episode) episode.seen = shed;
@@ -52,43 +91,63 @@ export function createOverloadGuard(options: OverloadOptions) {
     }, 1_000).unref();
     episode = { since: Date.now(), shedBefore: shed - 1, seen: shed, timer };
   };
-  let lagMs = 0;
-  let sampler: NodeJS.Timeout | undefined;
-  if (shedLagMs > 0) {
-    let expected = performance.now() + sampleEveryMs;
-    sampler = setInterval(() => {
-      const now = performance.now();
-      // Smoothed, so one slow tick does not shed and a stall keeps shedding for a few samples after it.
-      lagMs = (2 * lagMs + Math.max(0, now - expected)) / 3;
-      expected = now + sampleEveryMs;
-    }, sampleEveryMs).unref();
-  }
-  const release = () => {
-    inFlight -= 1;
+
+  const overloaded = (): ShedReason | undefined => {
+    if (maxConcurrent > 0 && inFlight >= maxConcurrent) return 'requests in flight';
+    if (!load) return undefined;
+    if (shedLagMs > 0 && load.delayMs > shedLagMs) return 'event-loop delay';
+    if (shedUtilization > 0 && load.utilization > shedUtilization) return 'event-loop utilization';
+    return undefined;
   };
+
+  function refuse(req: IncomingMessage, res: ServerResponse, reason: ShedReason) {
+    shed += 1;
+    watchEpisode(reason);
+    // The body is not read: drop it rather than keep the socket busy with it.
+    req.resume();
+    res.writeHead(503, SHED_HEADERS);
+    res.end(SHED_BODY);
+    metrics?.requestServed?.({ method: req.method ?? 'GET', route: 'shed', status: 503, seconds: 0, reason: 'overloaded' });
+  }
+
+  function hold(req: IncomingMessage, res: ServerResponse) {
+    inFlight += 1;
+    if (inFlight === maxConcurrent) stuckSince = Date.now();
+    const socket = req.socket;
+    let releases = held.get(socket);
+    if (!releases) {
+      releases = new Set();
+      held.set(socket, releases);
+      socket.once('close', releaseAll);
+    }
+    const own = releases;
+    const release = () => {
+      if (!own.delete(release)) return;
+      inFlight -= 1;
+      stuckSince = Date.now();
+    };
+    own.add(release);
+    res.once('close', release);
+  }
 
   return {
     /** Counts the request in, or answers it 503 and returns `false`. */
     admit(req: IncomingMessage, res: ServerResponse): boolean {
       if (isHealthCheck(req.url)) return true;
-      const tooMany = maxConcurrent > 0 && inFlight >= maxConcurrent;
-      if (tooMany || (shedLagMs > 0 && lagMs > shedLagMs)) {
-        shed += 1;
-        watchEpisode(tooMany ? 'requests in flight' : 'event-loop lag');
-        // The body is not read: drop it rather than keep the socket busy with it.
-        req.resume();
-        res.writeHead(503, {
-          'content-type': JSON_CONTENT_TYPE,
-          'content-length': String(SHED_BODY.length),
-          'retry-after': '1',
-          'cache-control': 'no-store',
-        });
-        res.end(SHED_BODY);
+      const reason = overloaded();
+      if (reason !== undefined) {
+        refuse(req, res, reason);
         return false;
       }
-      inFlight += 1;
-      res.once('close', release);
+      hold(req, res);
       return true;
+    },
+    /**
+     * Whether the process still serves: false once every request has been refused for want of a slot for
+     * `wedgedAfterMs` while no admitted request ended (slots that nothing gives back), for a liveness probe.
+     */
+    get live() {
+      return !(maxConcurrent > 0 && inFlight >= maxConcurrent && Date.now() - stuckSince >= wedgedAfterMs);
     },
     /** Requests admitted and not yet done. */
     get inFlight() {
@@ -98,13 +157,17 @@ export function createOverloadGuard(options: OverloadOptions) {
     get shed() {
       return shed;
     },
-    /** The smoothed event-loop lag, in ms (0 when lag shedding is off). */
+    /** The event loop's mean delay over the last second, in ms (0 when not measured). */
     get lagMs() {
-      return lagMs;
+      return load?.delayMs ?? 0;
     },
-    /** Stops sampling the lag. */
+    /** The event loop's utilisation over the last second, 0 to 1 (0 when not measured). */
+    get utilization() {
+      return load?.utilization ?? 0;
+    },
+    /** Stops measuring. */
     close() {
-      if (sampler) clearInterval(sampler);
+      load?.close();
       if (episode) clearInterval(episode.timer);
     },
   };

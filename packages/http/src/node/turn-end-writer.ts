@@ -17,10 +17,10 @@ interface Write {
 
 /**
  * A writer that queues whole responses (status, headers, body) and writes them when the current turn ends, each in
- * one `writeHead` and `end`.
+ * one `writeHead` and `end`, then hands each to `written` (if given).
  * @example const write = createTurnEndWriter(); write(res, 200, { 'content-length': '2' }, 'ok')
  */
-export function createTurnEndWriter() {
+export function createTurnEndWriter(written?: (res: ServerResponse) => void) {
   let queue: Write[] = [];
   const flush = () => {
     const writes = queue;
@@ -29,6 +29,7 @@ export function createTurnEndWriter() {
       try {
         res.writeHead(status, headers);
         res.end(body);
+        written?.(res);
       } catch (error) {
         // Headers that cannot be written (a value with a line break, say) cost this response, never the others.
         res.destroy(error as Error);

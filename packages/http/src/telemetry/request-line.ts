@@ -1,13 +1,20 @@
 /**
  * A logger the handlers write to: a pino logger (the host's own included), or any object with pino's
- * `info(fields, message)` shape. `warn` and `error` serve the outage and fault lines; `isLevelEnabled`, when there,
- * spares building a line nobody keeps.
+ * `info(fields, message)` shape. `error`, when there, gets the fault lines (else `info` does); `isLevelEnabled`, when
+ * there, spares building a line nobody keeps.
+ * @example createHttpHandler(store, { logger: { info: (fields, message) => console.log(message, fields) } })
  */
-export interface PetStoreLogger {
+export interface RequestLogger {
   info(fields: object, message: string): void;
+  warn?(fields: object, message: string): void;
+  error?(fields: object, message: string): void;
+  isLevelEnabled?(level: string): boolean;
+}
+
+/** A logger with pino's `info`, `warn` and `error`: what the outage log and load shedding write to. */
+export interface PetStoreLogger extends RequestLogger {
   warn(fields: object, message: string): void;
   error(fields: object, message: string): void;
-  isLevelEnabled?(level: string): boolean;
 }
 
 /** The fields of the one log line each request gets. */
@@ -19,6 +26,9 @@ export interface RequestEntry {
   status: number;
   durationMs: number;
   keyId: number | undefined;
+  /** The trace and span of the request's server span, when one is recorded (an SDK is registered): for correlation. */
+  trace_id?: string | undefined;
+  span_id?: string | undefined;
 }
 
 /**
@@ -52,18 +62,34 @@ function symbolsOf(logger: object): Map<string, symbol> {
   return found;
 }
 
+// Trace ids are lower-case hex (W3C Trace Context), so they need no escaping.
 const format = (level: number, time: string, chindings: string, entry: RequestEntry) =>
-  `{"level":${level}${time}${chindings}${entry.reqId === undefined ? '' : `,"reqId":${JSON.stringify(entry.reqId)}`},"method":${JSON.stringify(entry.method)},"route":${JSON.stringify(entry.route)},"status":${entry.status},"durationMs":${entry.durationMs}${entry.keyId === undefined ? '' : `,"keyId":${entry.keyId}`},"msg":"request"}\n`;
+  `{"level":${level}${time}${chindings}${entry.reqId === undefined ? '' : `,"reqId":${JSON.stringify(entry.reqId)}`},"method":${JSON.stringify(entry.method)},"route":${JSON.stringify(entry.route)},"status":${entry.status},"durationMs":${entry.durationMs}${entry.keyId === undefined ? '' : `,"keyId":${entry.keyId}`}${entry.trace_id === undefined ? '' : `,"trace_id":"${entry.trace_id}","span_id":"${entry.span_id}"`},"msg":"request"}\n`;
 
-/** pino's fields of an entry: `keyId` only when there is one. Spelled out: a rest pattern here costs microseconds. */
-const fieldsOf = (entry: RequestEntry) =>
-  entry.keyId === undefined
+/**
+ * pino's fields of an entry: `keyId` and the trace ids only when there are some. Spelled out: a rest pattern here
+ * costs microseconds.
+ */
+function fieldsOf(entry: RequestEntry): object {
+  if (entry.trace_id !== undefined) return entry;
+  return entry.keyId === undefined
     ? { reqId: entry.reqId, method: entry.method, route: entry.route, status: entry.status, durationMs: entry.durationMs }
-    : entry;
+    : { reqId: entry.reqId, method: entry.method, route: entry.route, status: entry.status, durationMs: entry.durationMs, keyId: entry.keyId };
+}
 
 const PROBES: readonly RequestEntry[] = [
   { reqId: 'probe"\\\u2028', method: 'GET', route: '/v1/pets/{petId}', status: 200, durationMs: 1.25, keyId: 7 },
   { reqId: undefined, method: 'POST', route: 'unmatched', status: 404, durationMs: 0, keyId: undefined },
+  {
+    reqId: 'r',
+    method: 'GET',
+    route: '/v1/pets',
+    status: 200,
+    durationMs: 0.5,
+    keyId: 1,
+    trace_id: '0af7651916cd43dd8448eb211c80319c',
+    span_id: 'b7ad6b7169203331',
+  },
 ];
 
 /**
@@ -71,7 +97,7 @@ const PROBES: readonly RequestEntry[] = [
  * the line the template writes: checked once by letting the logger write two probe lines into a stream of our own
  * (its formatters, mixin, redaction, message key and bindings all apply), never into the host's destination.
  */
-function pinoState(logger: PetStoreLogger): PinoState | undefined {
+function pinoState(logger: RequestLogger): PinoState | undefined {
   const { version, levels } = logger as { version?: unknown; levels?: { values?: Record<string, number> } };
   if (typeof version !== 'string' || !PINO_VERSIONS_CHECKED.includes(version)) return undefined;
   const level = levels?.values?.['info'];
@@ -90,7 +116,7 @@ function pinoState(logger: PetStoreLogger): PinoState | undefined {
     return undefined;
   }
   const written: string[] = [];
-  const probe = Object.create(logger) as PetStoreLogger;
+  const probe = Object.create(logger) as RequestLogger;
   Object.defineProperty(probe, streamSym, { value: { write: (line: string) => void written.push(line) } });
   Object.defineProperty(probe, timeSym, { value: () => ',"time":1' });
   for (const entry of PROBES) probe.info(fieldsOf(entry), 'request');
@@ -109,7 +135,8 @@ const atTurnEnd: (write: () => void) => void = globalThis.setImmediate ?? ((writ
 
 /**
  * The request log line: exactly the JSON pino writes for `logger.info({ reqId, method, route, status, durationMs,
- * keyId }, 'request')`. The lines of one event-loop turn are written together when it ends, so a request pays for
+ * keyId, trace_id, span_id }, 'request')` (the trace ids while the request's server span is recorded: the line is
+ * written when the turn ends, after the span's context is gone, so a pino `mixin` could not add them). The lines of one event-loop turn are written together when it ends, so a request pays for
  * keeping its fields, not for formatting and writing: with a pino logger of a checked version
  * ({@link PINO_VERSIONS_CHECKED}) whose line the template reproduces, they are formatted from one template and handed
  * to the logger's destination in one write (pino's general path merges and serialises key by key, and its
@@ -117,7 +144,7 @@ const atTurnEnd: (write: () => void) => void = globalThis.setImmediate ?? ((writ
  * and bindings are the logger's when the turn ends.
  * @example const logRequest = requestLine(logger); logRequest({ reqId, method, route, status, durationMs, keyId })
  */
-export function requestLine(logger: PetStoreLogger): (entry: RequestEntry) => void {
+export function requestLine(logger: RequestLogger): (entry: RequestEntry) => void {
   const enabled = logger.isLevelEnabled ? () => logger.isLevelEnabled!('info') : () => true;
   // Decided on the first line written: pino makes `info` a no-op while the level is above it, so it cannot be probed.
   let state: PinoState | null | undefined;
@@ -148,6 +175,6 @@ export function requestLine(logger: PetStoreLogger): (entry: RequestEntry) => vo
  * it reproduces) rather than through `logger.info`.
  * @example usesPinoFastPath(pino()) // true on a checked pino version with default options
  */
-export function usesPinoFastPath(logger: PetStoreLogger): boolean {
+export function usesPinoFastPath(logger: RequestLogger): boolean {
   return pinoState(logger) !== undefined;
 }

@@ -40,8 +40,17 @@ export interface ServerTracing {
   enter(trace: RequestTrace, request: StandardRequest, ctx: RequestContext, operationId: string): Context | undefined;
   /** Runs `work` in the context {@link ServerTracing.enter} gave. */
   run<T>(inside: Context, work: () => Promise<T>): Promise<T>;
-  /** Ends the request's span with its route and status (starting it, from the arrival time, if no call did). */
-  end(trace: RequestTrace, request: StandardRequest, ctx: RequestContext, status: number): void;
+  /**
+   * Ends the request's span with its route and status (starting it, from the arrival time, if no call did), and
+   * gives its trace and span ids for the request's log line when it was recorded.
+   */
+  end(trace: RequestTrace, request: StandardRequest, ctx: RequestContext, status: number): TraceIds | undefined;
+}
+
+/** The ids of a recorded server span, as log lines carry them. */
+export interface TraceIds {
+  trace_id: string;
+  span_id: string;
 }
 
 /**
@@ -95,7 +104,7 @@ export function createServerTracing(provider?: TracerProviderLike): ServerTracin
     run: (inside, work) => context.with(inside, work),
     end(t, request, ctx, status) {
       const span = (t.span ??= start(t, request, ctx));
-      if (!span.isRecording()) return;
+      if (!span.isRecording()) return undefined;
       if (ctx.route !== 'unmatched') span.setAttribute('http.route', ctx.route);
       if (t.operation !== undefined) span.setAttribute('petstore.operation.id', t.operation);
       if (ctx.keyId !== undefined) span.setAttribute('petstore.key.id', ctx.keyId);
@@ -105,6 +114,8 @@ export function createServerTracing(provider?: TracerProviderLike): ServerTracin
         span.setStatus({ code: SpanStatusCode.ERROR });
       }
       span.end();
+      const { traceId, spanId } = span.spanContext();
+      return { trace_id: traceId, span_id: spanId };
     },
   };
 }

@@ -51,7 +51,7 @@ export const errorSchema: Schema = {
 export function errorCodesOf(op: OperationDefinition): ErrorCode[] {
   const codes: ErrorCode[] = ['invalid_request', 'missing_api_key', 'invalid_api_key'];
   const sources = inputSources(op);
-  if (sources.body) codes.push('malformed_json', 'payload_too_large', 'unsupported_media_type');
+  if (sources.body) codes.push('malformed_json', 'request_timeout', 'payload_too_large', 'unsupported_media_type');
   if (op.writes) codes.push('idempotency_key_reused');
   if (sources.path.length > 0) codes.push('not_found');
   if (op.deprecation) codes.push('gone');

@@ -49,7 +49,8 @@ const adopt = defineOperation({
   run: notRun,
 });
 
-const document = openApiObject({ servers, operations: [...Object.values(operations), setStatus, rename, remove, adopt] });
+// A document of the made-up operations alone, so that none of them collides with a real one as the registry grows.
+const document = openApiObject({ servers, operations: [setStatus, rename, remove, adopt] });
 const names = (parameters: unknown) => (parameters as { name: string; in: string }[]).map((p) => `${p.in} ${p.name}`);
 
 describe('where the document says an operation input travels', () => {

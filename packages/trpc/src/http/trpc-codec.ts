@@ -18,8 +18,10 @@ import {
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 import { appResponseMeta, appRouter } from '../app-router.js';
+import type { PetsResponseMeta } from '../create-pets-router.js';
 import type { Context } from '../context.js';
 import { petStoreErrorOf } from '../errors/error-mapping.js';
+import { maxBatchSize } from '../max-batch-size.js';
 import { trpcErrorShape } from '../errors/trpc-envelope.js';
 import { nextPageUrl, procedureAt, type ProcedureDefinition } from '../procedures.js';
 
@@ -60,6 +62,11 @@ const decoded = (path: string) => {
 };
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+const tooLarge = () =>
+  new PetStoreError('invalid_request', `A batch holds at most ${maxBatchSize} calls.`, {
+    details: [{ path: 'batch', message: `names more than ${maxBatchSize} calls` }],
+  });
 
 /** Reads a batch's or a call's input once: the `input` query parameter of a GET, the JSON body of a POST. */
 function inputReader(request: StandardRequest, query: Record<string, string | string[] | undefined>) {
@@ -122,8 +129,8 @@ export function createTrpcCodec(options: TrpcCodecOptions): Codec<Plan> {
   /** tRPC's own handler, for what the codec does not serve (streamed batches). */
   async function delegate(request: StandardRequest, ctx: RequestContext, target: string, headers: Record<string, string>) {
     const context: Context = { store, request: ctx, trpcUrl: ctx.linkBase(trpcBase) };
-    const responseMeta = ({ errors }: { errors: readonly unknown[] }) => {
-      const pets = appResponseMeta({ ctx: context, errors }).headers;
+    const responseMeta: PetsResponseMeta = ({ info, errors }) => {
+      const pets = appResponseMeta({ info, errors }).headers;
       const all = new Headers({ ...headersOf(ctx, {}), ...headers });
       pets?.forEach((value, name) => all.set(name, value));
       if (pets?.has('deprecation')) {
@@ -160,13 +167,12 @@ export function createTrpcCodec(options: TrpcCodecOptions): Codec<Plan> {
     } satisfies StandardResponse;
   }
 
-  const callsOf = (path: string, batch: boolean): { target: string; calls: Call[] } => {
+  /** The calls a path names; none when a batch names more than {@link maxBatchSize} (nothing else is looked at then). */
+  const callsOf = (path: string, batch: boolean): { target: string; calls: Call[] | undefined } => {
     const target = path.length > 1 ? decoded(path.slice(1)) : '';
-    const calls = (batch ? target.split(',') : [target]).map((name, index) => ({
-      path: name,
-      procedure: target === '' ? undefined : procedureAt(name),
-      index,
-    }));
+    const names = batch ? target.split(',', maxBatchSize + 1) : [target];
+    if (names.length > maxBatchSize) return { target, calls: undefined };
+    const calls = names.map((name, index) => ({ path: name, procedure: target === '' ? undefined : procedureAt(name), index }));
     return { target, calls };
   };
 
@@ -177,10 +183,12 @@ export function createTrpcCodec(options: TrpcCodecOptions): Codec<Plan> {
       const params = parse(query);
       const batch = first(params['batch']) === '1';
       const { target, calls } = callsOf(path, batch);
+      // Refused as a whole before any call runs, and counted once, like a request that names no procedure.
+      if (calls === undefined) return { kind: 'refuse', route: `${trpcBase}/{batch}`, error: tooLarge() };
       const known = calls.every((call) => call.procedure !== undefined);
       const route = known ? (batch ? `${trpcBase}/{batch}` : `${trpcBase}/${target}`) : 'unmatched';
       if (batch && known && streamable(request, calls)) {
-        return { kind: 'resource', route: `${trpcBase}/{stream}`, serve: (ctx, headers) => delegate(request, ctx, target, headers) };
+        return { kind: 'delegated', route: `${trpcBase}/{stream}`, serve: (ctx, headers) => delegate(request, ctx, target, headers) };
       }
       if (method !== 'GET' && method !== 'POST') {
         return { kind: 'refuse', route, error: new PetStoreError('method_not_allowed', `Unsupported ${method}-request.`), allow: ALLOW };
@@ -219,7 +227,7 @@ export function createTrpcCodec(options: TrpcCodecOptions): Codec<Plan> {
     },
     allows(path, query) {
       const { calls } = callsOf(path, first(parse(query)['batch']) === '1');
-      if (!calls.every((call) => call.procedure !== undefined)) return undefined;
+      if (calls === undefined || !calls.every((call) => call.procedure !== undefined)) return undefined;
       const methods = new Set(calls.map((call) => METHOD_OF[call.procedure!.type]));
       return [...methods].sort().join(', ');
     },

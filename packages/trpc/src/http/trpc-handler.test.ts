@@ -3,7 +3,7 @@ import { testDatabases } from '@petstore/testing';
 import { createTRPCClient, httpBatchStreamLink, TRPCClientError } from '@trpc/client';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AppRouter } from '../app-router.js';
 import { PUBLIC_BASE_URL, startTrpcServer, type TrpcServer } from '../testing/trpc-server.js';
 import { createTrpcHandler } from './trpc-handler.js';
@@ -34,21 +34,29 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
   const url = (path: string, input?: unknown) =>
     `${server.trpcUrl}/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`;
 
+  let apiKey: string;
+  /** A typed client with this test's key, unless told another (or none, with null). */
+  const keyed = (key: string | null = apiKey, options?: { batch?: boolean }) => server.client(key, options);
+
   beforeAll(async () => {
     server = await startTrpcServer(database);
-    auth = { authorization: `Bearer ${server.apiKey}` };
+  });
+  // Each test has a free key of its own: the quota a test counts is never spent by the tests before it.
+  beforeEach(async () => {
+    apiKey = (await server.store.apiKeys.create({ plan: 'free', label: expect.getState().currentTestName })).key;
+    auth = { authorization: `Bearer ${apiKey}` };
   });
   afterAll(() => server.close());
 
   it('creates an animal with pets.create and reads it back with pets.get', async () => {
-    const client = server.client();
+    const client = keyed();
     const created = await client.pets.create.mutate({ name: 'Rex', categoryId: 3 });
     expect(created).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'available' });
     expect(await client.pets.get.query({ petId: created.id })).toEqual(created);
   });
 
   it('lists animals with pets.list and links the next page', async () => {
-    const client = server.client();
+    const client = keyed();
     for (const name of ['a', 'b', 'c']) await client.pets.create.mutate({ name, categoryId: 1, status: 'pending' });
     const first = await client.pets.list.query({ limit: 2, status: 'pending' });
     expect(first.map((pet) => pet.name)).toEqual(['a', 'b']);
@@ -62,7 +70,7 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
   });
 
   it('pages with pets.page, which carries the next cursor in its body for tRPC clients', async () => {
-    const client = server.client();
+    const client = keyed();
     for (let i = 0; i < 3; i++) await client.pets.create.mutate({ name: `paged${i}`, categoryId: 9, status: 'pending' });
     const seen: number[] = [];
     let cursor: string | undefined;
@@ -109,7 +117,7 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
 
   it('answers 400 invalid_request listing every failing field, unknown fields included', async () => {
     const input = { name: 'x', categoryId: '7', id: 1 } as never;
-    const error = await failure(server.client().pets.create.mutate(input));
+    const error = await failure(keyed().pets.create.mutate(input));
     expect(error.data?.httpStatus).toBe(400);
     expect(error.data?.error).toMatchObject({
       code: 'invalid_request',
@@ -123,9 +131,9 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
   });
 
   it('answers 400 invalid_request for a missing name and a limit out of range', async () => {
-    const create = await failure(server.client().pets.create.mutate({ categoryId: 1 } as never));
+    const create = await failure(keyed().pets.create.mutate({ categoryId: 1 } as never));
     expect(create.data?.error.details?.map((d) => d.path)).toEqual(['name']);
-    const list = await failure(server.client().pets.list.query({ limit: 101 }));
+    const list = await failure(keyed().pets.list.query({ limit: 101 }));
     expect(list.data?.error).toMatchObject({ code: 'invalid_request', details: [{ path: 'limit' }] });
   });
 
@@ -164,7 +172,7 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
     const post = (name: string) =>
       fetch(`${server.trpcUrl}/pets.create`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'trpc-retry-1' },
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'trpc-retry-1' },
         body: JSON.stringify({ name, categoryId: 5 }),
       });
     const first = await post('Once');
@@ -183,12 +191,12 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
   });
 
   it('answers 404 not_found for an animal that does not exist', async () => {
-    const error = await failure(server.client().pets.get.query({ petId: 987_654 }));
+    const error = await failure(keyed().pets.get.query({ petId: 987_654 }));
     expect(error.data?.error).toMatchObject({ code: 'not_found', status: 404 });
   });
 
   it('marks pets.get deprecated with Deprecation, Sunset and a successor Link', async () => {
-    const pet = await server.client().pets.create.mutate({ name: 'Old', categoryId: 1 });
+    const pet = await keyed().pets.create.mutate({ name: 'Old', categoryId: 1 });
     const response = await fetch(url('pets.get', { petId: pet.id }), { headers: auth });
     expect(response.status).toBe(200);
     expect(response.headers.get('deprecation')).toBe(`@${Date.parse('2026-11-21T00:00:00Z') / 1000}`);
@@ -197,14 +205,14 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
   });
 
   it('answers 410 gone on pets.get from the sunset on, with the deprecation headers', async () => {
-    const pet = await server.client().pets.create.mutate({ name: 'Gone', categoryId: 1 });
+    const pet = await keyed().pets.create.mutate({ name: 'Gone', categoryId: 1 });
     const saved = server.clock.at;
     server.clock.at = Date.parse('2030-12-05T00:00:00Z');
     try {
       const response = await fetch(url('pets.get', { petId: pet.id }), { headers: auth });
       expect(response.status).toBe(410);
       expect(response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
-      const error = await failure(server.client().pets.get.query({ petId: pet.id }));
+      const error = await failure(keyed().pets.get.query({ petId: pet.id }));
       expect(error.data?.error).toMatchObject({ code: 'gone', status: 410 });
       expect(error.data?.httpStatus).toBe(410);
     } finally {
@@ -233,6 +241,7 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
     const response = await fetch(url('pets.delete', {}), { headers: auth });
     expect(response.status).toBe(404);
     expect(response.headers.get('x-ratelimit-limit')).toBe('60');
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('59');
     const body = (await response.json()) as { error: { data: { error: { code: string } } } };
     expect(body.error.data.error.code).toBe('not_found');
   });
@@ -312,7 +321,7 @@ describe.each(testDatabases)('the tRPC API on $name', (database) => {
   });
 
   it('answers each call of a batch on its own', async () => {
-    const client = server.client(undefined, { batch: true });
+    const client = keyed(apiKey, { batch: true });
     const [list, missing] = await Promise.allSettled([
       client.pets.list.query({ limit: 1 }),
       client.pets.get.query({ petId: 987_654 }),

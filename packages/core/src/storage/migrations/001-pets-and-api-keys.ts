@@ -1,4 +1,5 @@
-import { sql, type Migration } from 'kysely';
+import { sql } from 'kysely';
+import type { Migration } from '../migration-types.js';
 import { tableIn } from '../schema.js';
 
 /**

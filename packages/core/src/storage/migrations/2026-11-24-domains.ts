@@ -1,4 +1,4 @@
-import type { Migration } from 'kysely';
+import type { Migration } from '../migration-types.js';
 
 /**
  * Custom domains managed while the service runs: their state (`pending`, `verified`, `failed`), the last DNS check

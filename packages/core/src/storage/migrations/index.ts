@@ -1,4 +1,4 @@
-import type { Migration } from 'kysely';
+import type { Migration } from '../migration-types.js';
 import { petsAndApiKeys } from './001-pets-and-api-keys.js';
 import { rateLimits } from './002-rate-limits.js';
 import { idempotency } from './003-idempotency.js';

@@ -1,0 +1,16 @@
+/** Options of one call; each overrides the client's. */
+export interface CallOptions {
+  /** Aborts the call, also while it waits to retry. */
+  signal?: AbortSignal | undefined;
+  /** Milliseconds the whole call may take, retries and waits included; a wait that would pass it is not begun. */
+  timeout?: number | undefined;
+  /**
+   * The `Idempotency-Key` of a write (ignored by reads). By default each call makes one and sends it on every retry;
+   * pass your own to make a call made again later (after a crash, say) safe too.
+   */
+  idempotencyKey?: string | undefined;
+  /** Retries after the first attempt. */
+  maxRetries?: number | undefined;
+  /** Extra request headers (`X-Request-Id`, say). */
+  headers?: Record<string, string> | undefined;
+}

@@ -1,0 +1,27 @@
+import type { NewPet, Pet } from '@petstore/core';
+import { describe, expectTypeOf, it } from 'vitest';
+import { createClient, type OperationInput, type OperationOutput, type PageableOperationId, type PageItem } from './index.js';
+
+const petstore = createClient({ baseUrl: 'https://api.example.com/v1' });
+
+describe('the client’s types', () => {
+  it('are the operations’ zod input and output types', () => {
+    expectTypeOf<OperationInput<'createPet'>>().toEqualTypeOf<NewPet>();
+    expectTypeOf<OperationOutput<'createPet'>>().toEqualTypeOf<Pet>();
+    expectTypeOf(petstore.createPet).returns.resolves.toEqualTypeOf<Pet>();
+    expectTypeOf(petstore.listPets).returns.resolves.toEqualTypeOf<Pet[]>();
+  });
+
+  it('page through the listings only, item by item', () => {
+    expectTypeOf<PageableOperationId>().toEqualTypeOf<'listPets'>();
+    expectTypeOf<PageItem<'listPets'>>().toEqualTypeOf<Pet>();
+    expectTypeOf(petstore.paginate('listPets')).toEqualTypeOf<AsyncGenerator<Pet, void, undefined>>();
+  });
+
+  it('make the input optional only when every field is', () => {
+    expectTypeOf(petstore.listPets).parameter(0).toEqualTypeOf<OperationInput<'listPets'> | undefined>();
+    expectTypeOf(petstore.getPet).parameter(0).toEqualTypeOf<{ petId: number }>();
+    // @ts-expect-error the input of getPet is required
+    void petstore.getPet();
+  });
+});

@@ -1,0 +1,4 @@
+export { petStoreRetryLink } from './trpc/petstore-retry-link.js';
+export { petStoreLinks, type PetStoreLinksOptions } from './trpc/petstore-links.js';
+export { idempotencyKeyHeader } from './trpc/idempotency-key-header.js';
+export type { RetryLinkOptions } from './trpc/retry-options.js';
