@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
-/** Where the previous release is recorded; `npm run release` writes the release commit here once it is made. */
+/** Where the previous release is recorded; `npm run release -- --record` moves it to a release once published. */
 const recordFile = fileURLToPath(new URL('./previous-release.json', import.meta.url));
 
 /** The previous release, checked out and built: its entry points, as `npm start` and `petstore` run them. */
