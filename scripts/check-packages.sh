@@ -83,7 +83,7 @@ for manager in npm pnpm; do
   echo '{ "name": "petstore-consumer", "private": true, "type": "module" }' > "$consumer/package.json"
   tsconfig "$consumer"
   node scripts/readme-snippets.mjs extract README.md "$consumer/src" || fail "the README's snippets could not be extracted"
-  if install_into "$consumer" "$manager" "$(tarball embed)" "$(tarball pglite)" "$(tarball trpc)" "$(tarball cli)" "${host_packages[@]}"; then
+  if install_into "$consumer" "$manager" "$(tarball embed)" "$(tarball pglite)" "$(tarball trpc)" "$(tarball client)" "$(tarball cli)" "${host_packages[@]}"; then
     if (cd "$consumer" && npx --no-install tsc -p tsconfig.json); then
       node scripts/readme-snippets.mjs run "$consumer" || fail "a README snippet compiled but did not run as it says ($manager)"
     else
@@ -148,7 +148,7 @@ size_kb() { du -sk "$host/node_modules" | cut -f1; }
 if (cd "$host" && npm install --no-audit --no-fund --no-package-lock --silent "typescript@$(version typescript)" \
   "@types/node@$(version @types/node)"); then
   before_kb=$(size_kb) before_count=$(count_packages)
-  postgres_tarballs=$(ls "$work"/petstore-*.tgz | grep -v -e petstore-pglite- -e petstore-cli-)
+  postgres_tarballs=$(ls "$work"/petstore-*.tgz | grep -v -e petstore-pglite- -e petstore-cli- -e petstore-client-)
   # shellcheck disable=SC2086
   if (cd "$host" && npm install --no-audit --no-fund --no-package-lock --silent $postgres_tarballs "zod@$(version zod)" \
     "kysely@$(version kysely)" "@trpc/server@$(version @trpc/server)"); then

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import LRUCache from 'lru-cache';
 import type { Clock } from '../clock.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import type { ApiKeyRecord, ApiKeyStore } from './api-key-store.js';

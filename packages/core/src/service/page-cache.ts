@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import LRUCache from 'lru-cache';
 import type { Clock } from '../clock.js';
 import { approximateBytes } from './approximate-bytes.js';
 
