@@ -66,7 +66,7 @@ describe("docs/upgrading.md's commands, as written", () => {
       await create(server, 'Backed up');
       // The documented address, and nothing else, becomes this server's.
       const release = await run((await block('which-release')).replaceAll('http://127.0.0.1:3000', server.url), cwd, env);
-      expect(release).toBe(`${version}\n{"status":"ok","version":"${version}"}`);
+      expect(release).toBe(`${version}\n{"status":"ok","version":"${version}","checks":{"database":"ok"}}`);
       await run(await block('backup-embedded'), cwd, env);
     } finally {
       expect(await server.stop()).toBe(0);
