@@ -10,7 +10,7 @@ function shortUrl(url) {
   if (!path.startsWith('/')) return path;
   // Code run from the snapshot of the build (lib/snapshot.mjs) is named as in the working tree.
   return relative(ROOT, path)
-    .replace(/^bench\/\.build\/run-[^/]+\/server-dist\//, 'apps/server/dist/')
+    .replace(/^bench\/\.build\/run-[^/]+\/server\/dist\//, 'apps/server/dist/')
     .replace(/^bench\/\.build\/run-[^/]+\/node_modules\/@petstore\/([^/]+)\//, 'packages/$1/');
 }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { buildTime } from './machine.mjs';
 
 /**
- * Copies apps/server/dist and every workspace package's package.json and dist into a folder under bench/.build
+ * Copies apps/server's dist and package.json and every workspace package's package.json and dist into a folder under bench/.build
  * (inside the repository, so third-party imports still resolve from its node_modules). Retries if the build
  * changed while it copied. Resolves with the path of the copied main.js, the build time and a remove function.
  * @example const { main, remove } = await snapshotBuild(root)
@@ -15,7 +15,9 @@ export async function snapshotBuild(root) {
     const before = buildTime(root);
     await mkdir(join(root, 'bench/.build'), { recursive: true });
     const dir = await mkdtemp(join(root, 'bench/.build/run-'));
-    await cp(join(root, 'apps/server/dist'), join(dir, 'server-dist'), { recursive: true });
+    // With its package.json beside dist, as in the repository: the service reads its version from there.
+    await cp(join(root, 'apps/server/dist'), join(dir, 'server/dist'), { recursive: true });
+    await cp(join(root, 'apps/server/package.json'), join(dir, 'server/package.json'));
     for (const name of await readdir(join(root, 'packages'))) {
       const source = join(root, 'packages', name);
       if (!existsSync(join(source, 'dist'))) continue;
@@ -25,7 +27,7 @@ export async function snapshotBuild(root) {
       await cp(join(source, 'dist'), join(target, 'dist'), { recursive: true });
     }
     const remove = () => rm(dir, { recursive: true, force: true });
-    if (buildTime(root) === before) return { main: join(dir, 'server-dist/main.js'), builtAt: before, remove };
+    if (buildTime(root) === before) return { main: join(dir, 'server/dist/main.js'), builtAt: before, remove };
     await remove();
     await new Promise((resolve) => setTimeout(resolve, 2000));
   }

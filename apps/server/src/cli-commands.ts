@@ -15,6 +15,7 @@ export class UsageError extends Error {
 /** What the key tool was asked to do, every value checked. */
 export type Command =
   | { name: 'help'; text: string }
+  | { name: 'version' }
   | { name: 'keys create'; plan: PlanName; label: string | null; limits: Limits | undefined; expiresAt: Date | null }
   | { name: 'keys roll'; id: number; graceMs: number; expiresAt: Date | null }
   | { name: 'keys list'; json: boolean }
@@ -49,7 +50,7 @@ interface CommandSpec {
   /** What to say when an argument is missing. */
   missing?: string;
   options: Record<string, Option>;
-  build(values: Values, args: string[], now: number): Exclude<Command, { name: 'help' }>;
+  build(values: Values, args: string[], now: number): Exclude<Command, { name: 'help' | 'version' }>;
 }
 
 const DEFAULT_GRACE = '24h';
@@ -260,6 +261,7 @@ const commands: Record<string, CommandSpec> = {
 };
 
 const HELP_OPTION = '  -h, --help'.padEnd(30) + 'Show this help.\n';
+const VERSION_OPTION = '  -v, --version'.padEnd(30) + 'Print the release of the service (as /healthz names it).\n';
 
 /** The tool's help: every command, one line of usage and one of purpose. */
 export const HELP = `Usage: petstore keys <command> [options]
@@ -277,7 +279,7 @@ ${Object.values(commands)
 Each command takes only its own options; "petstore keys create --help" shows them.
 
 Options:
-${HELP_OPTION}`;
+${HELP_OPTION}${VERSION_OPTION}`;
 
 function commandHelp(spec: CommandSpec): string {
   const options = Object.entries(spec.options).map(
@@ -331,6 +333,10 @@ export function parseCommandLine(argv: string[], now: number): Command {
   const [group, command] = argv;
   if (group === undefined) throw new UsageError('Give a command.');
   if (group === '--help' || group === '-h') return { name: 'help', text: HELP };
+  if (group === '--version' || group === '-v') {
+    if (argv.length > 1) throw new UsageError(`${group} takes nothing after it.`);
+    return { name: 'version' };
+  }
   if (group === 'keys') {
     if (command === '--help' || command === '-h') return { name: 'help', text: HELP };
     if (command === undefined) throw new UsageError('Give a keys command: create, roll, list, deprecated, revoke or set-limits.');

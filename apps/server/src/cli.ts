@@ -14,6 +14,8 @@ import { connectAdminChannel, type DomainAdmin, type KeyAdmin } from './admin-ch
 import { writePrivateFile } from './private-file.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { parseCommandLine, UsageError } from './cli-commands.js';
+import { release } from './release.js';
+import { version } from './version.js';
 
 function isoSeconds(d: Date) {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -85,6 +87,10 @@ async function run(argv: string[]): Promise<number> {
   const command = parseCommandLine(argv, systemClock.now());
   if (command.name === 'help') {
     process.stdout.write(command.text);
+    return 0;
+  }
+  if (command.name === 'version') {
+    process.stdout.write(`${version}\n`);
     return 0;
   }
   const config = loadConfig(process.env);
@@ -165,6 +171,7 @@ async function openKeys(config: Config) {
     dataDir: config.dataDir,
     poolSize: 1,
     rateLimitStore: 'none',
+    release,
   });
   return {
     keys: { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage() } as KeyAdmin,
@@ -185,7 +192,7 @@ async function openDomains(config: Config): Promise<{ domains: DomainAdmin; clos
     if (admin) return { domains: admin.domains, close: async () => {} };
   }
   // On an embedded folder, opening the store takes the folder's lock: refused while another process holds it.
-  const service = await openPetStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, rateLimitStore: 'none' });
+  const service = await openPetStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, rateLimitStore: 'none', release });
   const check = config.platformHost ? createDnsCheck({ platformHost: config.platformHost, servers: config.dnsServers }) : undefined;
   return {
     domains: createDomainStore(service.database.db, { check }),

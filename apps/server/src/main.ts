@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startServer } from './server.js';
+import { version } from './version.js';
 import { keepWasmOnBaselineCompiler } from './wasm-compiler.js';
 
 let config;
@@ -35,7 +36,7 @@ try {
   }
   const database = config.databaseUrl ? 'PostgreSQL' : `the embedded database (${config.dataDir})`;
   logger.info(
-    { url: running.url, database, rateLimitStore: config.rateLimitStore, ...(running.metricsUrl ? { metricsUrl: running.metricsUrl } : {}) },
+    { url: running.url, version, database, rateLimitStore: config.rateLimitStore, ...(running.metricsUrl ? { metricsUrl: running.metricsUrl } : {}) },
     'Pet Store listening',
   );
 

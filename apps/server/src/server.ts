@@ -17,6 +17,8 @@ import { createCertificateAsk } from './certificate-ask.js';
 import { startDomainRegistry, type DomainRegistry } from './domain-registry.js';
 import { createObservability } from './observability.js';
 import { tracingChoice } from './tracing.js';
+import { release } from './release.js';
+import { version } from './version.js';
 
 /**
  * Socket time and size limits. A client must send its headers within 10 s; its body (at most 64 KiB) must follow
@@ -77,6 +79,7 @@ export async function startServer(
     // A fleet restarted during a Redis outage comes back serving 503 (and /healthz naming Redis) until Redis returns.
     onRedisUnreachable: (error) => logger.error({ dependency: 'redis', cause: error.message }, 'redis unavailable at start: answering 503 until it returns'),
     quota: config.quota,
+    release,
     metrics: observability.metrics,
     tracerProvider,
     ...(options.clock ? { clock: options.clock } : {}),
@@ -108,6 +111,7 @@ export async function startServer(
     redirects: config.redirects,
     domains: domainRegistry.current,
     cors: config.corsOrigins,
+    version,
     dependencies: service.dependencies,
     // The service's own server writes each turn's responses together (measured: fewer client wake-ups under load).
     writeAtTurnEnd: true,

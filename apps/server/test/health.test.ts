@@ -25,7 +25,7 @@ describe('/healthz and the metrics name the dependencies they check', () => {
     try {
       const up = await fetch(`${running.url}/healthz`);
       expect(up.status).toBe(200);
-      expect(await up.json()).toEqual({ status: 'ok', checks: { database: 'ok' } });
+      expect(await up.json()).toEqual({ status: 'ok', version: expect.any(String), checks: { database: 'ok' } });
       let page = await (await fetch(`${running.metricsUrl}/metrics`)).text();
       expect(sample(page, 'petstore_dependency_up', { dependency: 'database' })).toBe(1);
       expect(page).not.toContain('dependency="redis"');
@@ -78,7 +78,7 @@ describe('/healthz and the metrics name the dependencies they check', () => {
     const db = await scratchPostgres();
     const running = await startServer(loadConfig({ PORT: '0', DATABASE_URL: db.url, PETSTORE_RATE_LIMIT_STORE: 'memory' }));
     try {
-      expect(await (await fetch(`${running.url}/healthz`)).json()).toEqual({ status: 'ok', checks: { database: 'ok' } });
+      expect(await (await fetch(`${running.url}/healthz`)).json()).toEqual({ status: 'ok', version: expect.any(String), checks: { database: 'ok' } });
       await db.drop();
       const down = await fetch(`${running.url}/healthz`);
       expect(down.status).toBe(503);
@@ -119,7 +119,7 @@ describe.runIf(redisUrl)('an instance on the Redis limiter', () => {
 
       await redis.start();
       await expect.poll(async () => (await list()).status, { timeout: 5_000, interval: 50 }).toBe(200);
-      expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok' } });
+      expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok', version: expect.any(String), checks: { database: 'ok', redis: 'ok' } });
       page = await (await fetch(`${metricsUrl}/metrics`)).text();
       expect(sample(page, 'petstore_dependency_up', { dependency: 'redis' })).toBe(1);
       expect(server.child.exitCode).toBeNull();

@@ -16,12 +16,17 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `node dist/main.js` with the given environment (and node's own arguments) on a free port and waits until
- * it listens (30 s at most, unless told otherwise).
+ * Starts `node dist/main.js` (or another release's `entry`) with the given environment (and node's own arguments) on
+ * a free port and waits until it listens (30 s at most, unless told otherwise).
  * @example const server = await startProcess({ PETSTORE_DATA_DIR: 'memory://' })
  */
-export async function startProcess(env: Record<string, string>, nodeArgs: string[] = [], startTimeoutMs = 30_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, mainJs], {
+export async function startProcess(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  entry = mainJs,
+  startTimeoutMs = 30_000,
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', PETSTORE_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -65,11 +70,11 @@ export async function startProcess(env: Record<string, string>, nodeArgs: string
 }
 
 /**
- * Runs the key tool and collects its output.
+ * Runs the key tool (or another release's, `cli`) and collects its output.
  * @example const { code, stdout } = await runCli(['keys', 'list'], env)
  */
-export async function runCli(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [cliJs, ...args], {
+export async function runCli(args: string[], env: Record<string, string>, cli = cliJs) {
+  const child = spawn(process.execPath, [cli, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -28,7 +28,11 @@ describe.each(targets)('one process, one port, on $name', (target) => {
   it('answers /healthz with 200 without a key', async () => {
     const response = await fetch(`${running.url}/healthz`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'ok', checks: { database: 'ok' } });
+    expect(await response.json()).toEqual({
+      status: 'ok',
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      checks: { database: 'ok' },
+    });
   });
 
   it('serves REST under /v1 and tRPC under /trpc on the same port, sharing one store', async () => {

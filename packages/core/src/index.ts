@@ -15,6 +15,7 @@ export { defineOperation } from './operations/operation.js';
 export type { ResponseMeta, RateLimitWindow } from './service/response-meta.js';
 export { unlimitedQuota, type Quota } from './service/quota.js';
 export { createQuota, type ClosableQuota, type QuotaOptions, type QuotaStore } from './quota/create-quota.js';
+export type { KeptCountersOptions } from './quota/kept-counters.js';
 export type { PostgresPoolLike } from './quota/postgres-counters.js';
 export { DEFAULT_REDIS_KEY_PREFIX, type RedisLike } from './quota/redis-counters.js';
 export { retryAfterSeconds } from './quota/windows.js';
@@ -55,7 +56,9 @@ export {
   petStoreMigrations,
   MIGRATION_TABLE,
   MIGRATION_LOCK_TABLE,
+  type MigrateOptions,
 } from './storage/migrations.js';
+export { DatabaseOfNewerReleaseError, RELEASE_TABLE } from './storage/release-record.js';
 export type { StoreSchema } from './storage/schema.js';
 export { normalizeDomainName } from './domains/domain-name.js';
 export type { DnsCheck, DnsVerdict } from './domains/dns-verdict.js';

@@ -84,6 +84,22 @@ describe.each(targets)('embedding the pet store on $name', (target) => {
     }
   });
 
+  it("names the version it is given in /healthz's body, and none when given none", async () => {
+    for (const [options, body] of [
+      [{ version: '3.1.4' }, { status: 'ok', version: '3.1.4', checks: { database: 'ok' } }],
+      [{}, { status: 'ok', checks: { database: 'ok' } }],
+    ] as const) {
+      const server = createServer(createHttpHandler(service.store, options));
+      const url = await listen(server);
+      try {
+        const health = await fetch(`${url}/healthz`);
+        expect({ status: health.status, body: await health.json() }).toEqual({ status: 200, body });
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }
+  });
+
   it('mounts the REST API in an Express app beside its own routes', async () => {
     const app = express();
     app.get('/hello', (_req, res) => {

@@ -107,6 +107,7 @@ describe.skipIf(!databaseUrl)("the store on a host's own PostgreSQL database", (
       'pets',
       'petstore_migration',
       'petstore_migration_lock',
+      'petstore_release',
       'rate_limits',
     ]);
     // Quota counters, idempotency records and deprecated-call counts went to the schema too.

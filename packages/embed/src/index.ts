@@ -1,6 +1,7 @@
 export { openDatabase, openRedis, restoreDataDir, type DatabaseOptions, type OpenDatabase } from '@petstore/drivers';
 export type { HostPool } from '@petstore/drivers';
 export {
+  DatabaseOfNewerReleaseError,
   generateApiKey,
   isDatabaseUnavailable,
   migrateToLatest,
@@ -11,6 +12,7 @@ export {
   type CallContext,
   type ErrorBody,
   type ErrorCode,
+  type MigrateOptions,
   type Pet,
   type PetStore,
   type PlanName,

@@ -95,7 +95,7 @@ describe('the schema option on the embedded database', () => {
     try {
       await service.store.createPet({ name: 'In a schema', categoryId: 1 }, { apiKey: 'schema-key-0123456789abcd' });
       const { rows: tables } = await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'petstore' order by 1`.execute(service.database.db);
-      expect(tables.map((t) => t.name)).toEqual(['api_keys', 'deprecated_calls', 'domains', 'idempotency_keys', 'pets', 'petstore_migration', 'petstore_migration_lock', 'rate_limits']);
+      expect(tables.map((t) => t.name)).toEqual(['api_keys', 'deprecated_calls', 'domains', 'idempotency_keys', 'pets', 'petstore_migration', 'petstore_migration_lock', 'petstore_release', 'rate_limits']);
       expect((await sql`select name from petstore.pets`.execute(service.database.db)).rows).toEqual([{ name: 'In a schema' }]);
       // The template's tables in public stay empty.
       expect((await sql`select count(*)::int as n from public.pets`.execute(service.database.db)).rows).toEqual([{ n: 0 }]);

@@ -5,6 +5,7 @@ import {
   migrateToLatest,
   operations,
   systemClock,
+  type ClosableQuota,
   type Clock,
   type Limits,
   type OperationId,
@@ -84,11 +85,18 @@ export interface StoreOptions {
    * the fix, when the store's tables are not there.
    */
   migrate?: boolean | undefined;
+  /**
+   * The program opening the store, as `name@version` (`@petstore/server@1.4.0`): recorded in the database on each
+   * start, and named by an earlier release that finds the database migrated beyond it (it refuses to start).
+   * Default `@petstore/core@` its version.
+   */
+  release?: string | undefined;
   clock?: Clock;
   /** Keys made to exist at start-up. */
   apiKeys?: readonly ConfiguredApiKey[];
   /**
-   * Where quota counters live: `memory` (one process; the default on the embedded database), `postgres` (shared
+   * Where quota counters live: `memory` (one process; the default on the embedded database, where they are also
+   * kept in the database, written every second and on `close()`, so a restart keeps them), `postgres` (shared
    * by every instance on one database; the default with `databaseUrl`, `pool` or `db`), `redis` (shared by every
    * instance on the Redis at `redisUrl`), or `none` to count nothing.
    */
@@ -155,8 +163,9 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
   const database: OpenDatabase = host ?? (await openDatabase(options));
   const statements = host ? host.statements : database.pool;
   let redis: Redis | undefined;
+  let quota: ClosableQuota | undefined;
   try {
-    if (options.migrate !== false) await migrateToLatest(database.db, { schema });
+    if (options.migrate !== false) await migrateToLatest(database.db, { schema, release: options.release });
     else await expectTables(database.db, schema);
     const clock = options.clock ?? systemClock;
     const storeKind = options.rateLimitStore ?? (statements ? 'postgres' : 'memory');
@@ -164,7 +173,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       throw new Error('The postgres rate-limit store needs PostgreSQL (DATABASE_URL); the embedded database uses "memory".');
     }
     redis = storeKind === 'redis' ? await openRedis(options.redisUrl!, { onUnreachable: options.onRedisUnreachable }) : undefined;
-    const quota =
+    quota =
       storeKind === 'none'
         ? undefined
         : storeKind === 'postgres'
@@ -174,7 +183,9 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
                 { clock, store: 'redis', client: redis, ...(options.redisKeyPrefix ? { keyPrefix: options.redisKeyPrefix } : {}) },
                 options.quota,
               )
-            : createQuota({ clock, store: 'memory' }, options.quota);
+            : // On the embedded database, which only this process opens, the counts outlive a restart.
+              createQuota({ clock, store: 'memory', ...(database.kind === 'pglite' ? { keep: { db: database.db, schema } } : {}) }, options.quota);
+    await quota?.ready();
     const store = createPetStore({
       db: database.db,
       schema,
@@ -205,12 +216,16 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       async close() {
         closed = true;
         await store.close().catch(() => {});
-        await quota?.close?.();
-        redis?.disconnect();
-        await database.close();
+        try {
+          await quota?.close();
+        } finally {
+          redis?.disconnect();
+          await database.close();
+        }
       },
     };
   } catch (error) {
+    await quota?.close().catch(() => {});
     redis?.disconnect();
     await database.close().catch(() => {});
     throw error;

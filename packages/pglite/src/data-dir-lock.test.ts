@@ -1,13 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DataDirInUseError, LOCK_FOLDER, lockDataDir } from './data-dir-lock.js';
+import { DataDirInUseError, LEGACY_LOCK_FILE, LOCK_FOLDER, lockDataDir } from './data-dir-lock.js';
 import { openEmbeddedDatabase, restoreDataDir } from './open-embedded.js';
 
 // The children run the built package (`npm test` builds first), as a host process would.
@@ -148,6 +148,46 @@ describe('one process per data folder', () => {
     const generations = (await readdir(join(folder, LOCK_FOLDER))).map(Number).sort((a, b) => b - a);
     await writeFile(join(folder, LOCK_FOLDER, String(generations[0]! + 1)), JSON.stringify({ pid: other.pid, start }));
     await expect(lockDataDir(folder)).rejects.toThrow(`in use by process ${other.pid}`);
+  });
+
+  it('refuses a folder that an earlier release holds by its petstore.pid, naming it, and takes it once that process ends', async () => {
+    const folder = await newFolder();
+    // What releases before petstore.lock/ wrote while they held a folder: the pid alone.
+    const earlier = spawn('sleep', ['30'], { stdio: 'ignore' });
+    children.push(earlier);
+    await writeFile(join(folder, LEGACY_LOCK_FILE), String(earlier.pid));
+    const refused = openInChild(folder);
+    expect(await refused.next()).toBe(
+      `refused ${earlier.pid} The embedded database in ${folder} is in use by process ${earlier.pid}. Stop it first, or use PostgreSQL (DATABASE_URL) to run several processes.`,
+    );
+    expect((await refused.exited).code).toBe(3);
+    // Refused without keeping anything: the file is still the earlier release's and no record holds the folder.
+    expect(await readFile(join(folder, LEGACY_LOCK_FILE), 'utf8')).toBe(String(earlier.pid));
+    await expect(lockDataDir(folder)).rejects.toThrow(`in use by process ${earlier.pid}`);
+
+    earlier.kill('SIGKILL');
+    await once(earlier, 'exit');
+    const lock = await lockDataDir(folder);
+    expect(await readFile(join(folder, LEGACY_LOCK_FILE), 'utf8')).toBe(String(process.pid));
+    await lock.release();
+    expect(existsSync(join(folder, LEGACY_LOCK_FILE))).toBe(false);
+  });
+
+  it('keeps petstore.pid while it holds a folder, so an earlier release is refused too, and a killed holder\'s is taken over', async () => {
+    const folder = await newFolder();
+    const holder = await holderWithPet(folder, 'Held');
+    // An earlier release creates the file only if it is absent, and refuses while the pid in it runs.
+    expect(await readFile(join(folder, LEGACY_LOCK_FILE), 'utf8')).toBe(String(holder.child.pid));
+    holder.child.kill('SIGKILL');
+    await holder.exited;
+    // Left behind by the killed holder, beside its record: both are taken over.
+    expect(existsSync(join(folder, LEGACY_LOCK_FILE))).toBe(true);
+    const next = openInChild(folder);
+    expect(await next.next()).toBe(`open ${next.child.pid}`);
+    expect(await readFile(join(folder, LEGACY_LOCK_FILE), 'utf8')).toBe(String(next.child.pid));
+    next.send('close');
+    expect((await next.exited).code).toBe(0);
+    expect(existsSync(join(folder, LEGACY_LOCK_FILE))).toBe(false);
   });
 
   it('is not taken for memory://, and a restored backup does not bring the lock of the process that made it', async () => {

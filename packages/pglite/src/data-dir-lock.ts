@@ -5,6 +5,11 @@ import { join } from 'node:path';
 
 /** The folder of the lock's records, inside the data folder (a restore never brings it back; see `restoreDataDir`). */
 export const LOCK_FOLDER = 'petstore.lock';
+/**
+ * The lock file of releases before {@link LOCK_FOLDER}: the holder's pid alone, made with `O_EXCL`. A holder also
+ * keeps it, so that such a release, started on the folder during an upgrade, is refused too.
+ */
+export const LEGACY_LOCK_FILE = 'petstore.pid';
 
 /** Who holds the folder: a process, told apart from a later one with the same pid by its start time and boot. */
 interface Holder {
@@ -83,6 +88,46 @@ function parse(text: string): LockRecord | undefined {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Whether a pid runs, as releases before the lock's records judged it (a pid file holds no start time). */
+function pidRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the lock file of earlier releases as they did (created only if absent), so that neither kind of release
+ * opens a folder the other holds. A file naming a pid that runs is a holder, unless that pid is this process's
+ * (a container's process restarted under the same pid) or the holder of the record just taken over, which wrote it
+ * before it was killed.
+ */
+async function claimLegacyFile(dataDir: string, takenOver: number | undefined): Promise<void> {
+  const path = join(dataDir, LEGACY_LOCK_FILE);
+  for (let attempt = 0; attempt < 10; attempt++) {
+    try {
+      await writeFile(path, String(process.pid), { flag: 'wx' });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
+    if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && pid !== takenOver && pidRuns(pid)) {
+      throw new DataDirInUseError(dataDir, pid);
+    }
+    await unlink(path).catch(() => {});
+  }
+  throw new Error(`Could not lock the embedded database folder ${dataDir}.`);
+}
+
+/** Removes the lock file of earlier releases if it is still this process's. */
+async function releaseLegacyFile(dataDir: string): Promise<void> {
+  const path = join(dataDir, LEGACY_LOCK_FILE);
+  if ((await readFile(path, 'utf8').catch(() => '')).trim() === String(process.pid)) await unlink(path).catch(() => {});
+}
+
 /**
  * Writes `record` as generation `generation`, in one atomic step: the record is written whole to a file of its own
  * and then hard-linked under the generation's name, which fails if that name exists, so of several processes that
@@ -123,7 +168,9 @@ async function prune(folder: string, newest: number) {
  * The lock is a folder of numbered records, `petstore.lock/1`, `2`, …: the highest number says who holds the data
  * folder (a pid with its start time) or that it is free. Taking the folder, taking over a stale holder, and giving
  * it up all write the next number, which only one process can create (see `claim`), so two processes that find the
- * same stale holder at once never both take it. Works between processes of one machine (one pid namespace).
+ * same stale holder at once never both take it. The holder also keeps the pid file of earlier releases
+ * ({@link LEGACY_LOCK_FILE}), and one that such a release holds refuses the folder too. Works between processes of
+ * one machine (one pid namespace).
  * @example const lock = await lockDataDir('./.petstore-data'); … await lock.release()
  */
 export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
@@ -132,6 +179,7 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
   const me = self();
   for (let attempt = 0; attempt < 100; attempt++) {
     const [newest = 0] = await generations(folder);
+    let takenOver: number | undefined;
     if (newest > 0) {
       const text = await readFile(join(folder, String(newest)), 'utf8').catch(() => undefined);
       // Gone: a newer generation replaced it and pruned it.
@@ -142,20 +190,31 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
       if (record === undefined) {
         await sleep(20);
         if (attempt < 50) continue;
-      } else if (!('free' in record) && isRunning(record, me)) {
-        throw new DataDirInUseError(dataDir, record.pid);
+      } else if (!('free' in record)) {
+        if (isRunning(record, me)) throw new DataDirInUseError(dataDir, record.pid);
+        takenOver = record.pid;
       }
     }
     const mine = newest + 1;
     if (!(await claim(folder, mine, me))) continue;
     await prune(folder, mine);
+    const giveUp = async () => {
+      // Nobody writes past our generation while we hold it, so the next one is ours to write.
+      if (await claim(folder, mine + 1, { free: true })) await prune(folder, mine + 1);
+    };
+    try {
+      await claimLegacyFile(dataDir, takenOver);
+    } catch (error) {
+      await giveUp();
+      throw error;
+    }
     let released = false;
     return {
       async release() {
         if (released) return;
         released = true;
-        // Nobody writes past our generation while we hold it, so the next one is ours to write.
-        if (await claim(folder, mine + 1, { free: true })) await prune(folder, mine + 1);
+        await releaseLegacyFile(dataDir);
+        await giveUp();
       },
     };
   }

@@ -8,7 +8,7 @@ import type { Database } from '@petstore/core';
 import { Kysely, sql } from 'kysely';
 import { create, extract } from 'tar';
 import { ADMIN_FOLDER } from './admin-folder.js';
-import { LOCK_FOLDER, lockDataDir, type DataDirLock } from './data-dir-lock.js';
+import { LEGACY_LOCK_FILE, LOCK_FOLDER, lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { createPGliteDialect } from './pglite-dialect.js';
 import { builtFile, pgliteTemplate, TEMPLATE_FILE } from './pglite-template.js';
 
@@ -28,10 +28,10 @@ const PGLITE_SETTINGS = {
 
 const isMarker = (path: string) => path.replace(/^\/+/, '') === 'PG_VERSION';
 const topOf = (path: string) => path.replace(/^\/+/, '').split('/')[0];
-/** The lock's records, and the lock file of earlier versions: a backup carries the holder's, never to be restored. */
+/** The lock's records, and the lock file of earlier releases: a backup carries the holder's, never to be restored. */
 const isLock = (path: string) => {
   const top = topOf(path);
-  return top === LOCK_FOLDER || top === 'petstore.pid' || top === ADMIN_FOLDER;
+  return top === LOCK_FOLDER || top === LEGACY_LOCK_FILE || top === ADMIN_FOLDER;
 };
 
 /**

@@ -80,7 +80,7 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
 
   // Under load from the other instances and the clients, a start on a busy 2-core machine can take long; what is
   // measured is what clients see meanwhile, not how fast a process starts.
-  const start = (port: number) => startProcess({ ...env, PORT: String(port) }, [], 90_000);
+  const start = (port: number) => startProcess({ ...env, PORT: String(port) }, [], undefined, 90_000);
   /** Runs the clients through HAProxy while `during` breaks something; answers what they saw and when it began. */
   async function underLoad(during: (load: Load) => Promise<void>): Promise<[Outcome[], number]> {
     const load = startLoad({ url: base(), key, clients: CLIENTS, createShare: 0.5, timeoutMs: 15_000, connectionPerClient: true });

@@ -14,12 +14,20 @@ import {
 } from '../index.js';
 
 type StoreConfig =
-  | { store: 'memory' }
+  | { store: 'memory'; keep?: Extract<QuotaStore, { store: 'memory' }>['keep'] }
   | { store: 'postgres'; pool: Extract<QuotaStore, { store: 'postgres' }>['pool'] }
   | { store: 'redis'; client: Extract<QuotaStore, { store: 'redis' }>['client']; keyPrefix: string };
 
 const stores: { name: string; open(): Promise<{ config: StoreConfig; close(): Promise<void> }> }[] = [
   { name: 'memory', open: async () => ({ config: { store: 'memory' }, close: async () => {} }) },
+  {
+    // The embedded database's default: in memory, kept in its table across restarts.
+    name: 'memory kept in the embedded database',
+    async open() {
+      const database = await testDatabases.find((d) => d.name === 'pglite')!.open();
+      return { config: { store: 'memory' as const, keep: { db: database.db } }, close: database.close };
+    },
+  },
   ...(databaseUrl
     ? [
         {

@@ -10,6 +10,7 @@ import { addressBucket } from './address-bucket.js';
 import { banEnd, banValue } from './ban.js';
 import { coalesced } from './coalesced-counters.js';
 import type { Counters } from './counters.js';
+import { createKeptCounters, type KeptCountersOptions } from './kept-counters.js';
 import { createKnownKeys } from './known-keys.js';
 import { createMemoryCounters } from './memory-counters.js';
 import { createPostgresCounters, type PostgresPoolLike } from './postgres-counters.js';
@@ -35,7 +36,15 @@ export interface QuotaOptions {
  * @example const store: QuotaStore = { store: 'postgres', pool, clock: systemClock }
  */
 export type QuotaStore =
-  | { store: 'memory'; clock?: Clock }
+  | {
+      store: 'memory';
+      clock?: Clock;
+      /**
+       * Keep the counters in this database's `rate_limits` table, so that a restart never gives a key a fresh
+       * minute or day: for a database only this process writes (the embedded one). Unset: a restart starts afresh.
+       */
+      keep?: KeptCountersOptions;
+    }
   | {
       store: 'postgres';
       /** A `pg` Pool on a database migrated with `migrateToLatest`; it stays the caller's to end. */
@@ -60,14 +69,23 @@ export type QuotaStore =
  * @example const quota: ClosableQuota = createQuota({ store: 'memory' }); await quota.close()
  */
 export interface ClosableQuota extends Quota {
-  /** Deletes expired counters now and answers how many (memory entries drop on their own: 0). */
+  /**
+   * Settles once the quota counts: at once, but for memory counters kept in a database, which are read back first
+   * (calls made meanwhile wait). Rejects if they cannot be read.
+   * @example const quota = createQuota({ store: 'memory', keep: { db } }); await quota.ready()
+   */
+  ready(): Promise<void>;
+  /** Deletes expired counters now and answers how many (memory entries drop on their own: 0, unless kept). */
   clearExpired(): Promise<number>;
   /**
    * Settles when what is written behind the answers (keys known at an address) has reached the store.
    * @example quota.keySucceeded(key, address); await quota.flush()
    */
   flush(): Promise<void>;
-  /** Writes what is written behind, then stops the cleanup timer; the pool or client is left open. */
+  /**
+   * Writes what is written behind (memory counters kept in a database, too), then stops the timers; the pool, client
+   * or database is left open.
+   */
   close(): Promise<void>;
 }
 
@@ -112,8 +130,10 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
   const banThreshold = wholeNumber('banThreshold', options.banThreshold ?? 10);
   const banSeconds = wholeNumber('banSeconds', options.banSeconds ?? 900, MAX_BAN_SECONDS);
   const perAddressPerMinute = wholeNumber('perAddressPerMinute', options.perAddressPerMinute ?? 60);
+  const kept = config.store === 'memory' && config.keep ? createKeptCounters(config.keep) : undefined;
   const counters: Counters =
-    config.store === 'postgres'
+    kept ??
+    (config.store === 'postgres'
       ? coalesced(
           createPostgresCounters(
             config.pool,
@@ -123,7 +143,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
         )
       : config.store === 'redis'
         ? coalesced(createRedisCounters(config.client, config.keyPrefix))
-        : createMemoryCounters();
+        : createMemoryCounters());
 
   // The bans this instance is writing: the requests of one key past the threshold at once (a batch's calls, a
   // burst) all read "not banned" before the first write lands, and each would write its own ban.
@@ -237,6 +257,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     checkAddress,
     knowsKey: (key: ApiKeyRecord, address: string) => knownKeys.has(key.id, addressKey(address)),
     keySucceeded: (key: ApiKeyRecord, address: string) => knownKeys.record(key.id, addressKey(address)),
+    ready: async () => kept?.ready,
     clearExpired: counters.clearExpired,
     flush: knownKeys.flush,
     async close() {

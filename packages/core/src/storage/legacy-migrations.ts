@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import { MIGRATION_NAMES } from './migrations/index.js';
-import { tableIn } from './schema.js';
+import { tableExists, tableIn } from './schema.js';
 
 // kysely's migration lock key, which earlier releases took while migrating into `kysely_migration` (and the
 // PostgreSQL dialect of @petstore/drivers still takes): holding it, no instance of an earlier release migrates while
 // the rows are copied.
-const MIGRATION_LOCK_KEY = '3853314791062309107';
+export const MIGRATION_LOCK_KEY = '3853314791062309107';
 // The table where releases before `petstore_migration` recorded the store's migrations (kysely's default).
 const KYSELY_MIGRATION_TABLE = 'kysely_migration';
 
@@ -16,14 +16,7 @@ const KYSELY_MIGRATION_TABLE = 'kysely_migration';
  * host's, and an instance of the earlier release may still read ours. One transaction, under the migration lock.
  */
 export async function carryOverKyselyMigrations(db: Kysely<any>, schema: string | undefined, table: string): Promise<void> {
-  // Read from the catalogue's tables, not by `to_regclass`: a name looked up and not found stays "not found" in the
-  // session's cache until its next transaction, even once the lock is held and another instance has made the table.
-  const exists = async (db: Kysely<any>, name: string) => {
-    const { rows } = await sql<{ found: number }>`
-      select count(*)::int as found from pg_catalog.pg_tables
-      where schemaname = coalesce(${schema ?? null}::text, current_schema()) and tablename = ${name}`.execute(db);
-    return rows[0]!.found > 0;
-  };
+  const exists = (db: Kysely<any>, name: string) => tableExists(db, schema, name);
   // Checked without the lock first: once ours exists (every start but the first), nothing is locked or copied.
   if (await exists(db, table)) return;
   await db.transaction().execute(async (trx) => {

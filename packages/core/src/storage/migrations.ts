@@ -1,8 +1,10 @@
 import * as kysely from 'kysely';
 import { sql, type Kysely } from 'kysely';
+import { coreVersion } from '../version.js';
 import { carryOverKyselyMigrations } from './legacy-migrations.js';
 import type { MigrationProvider } from './migration-types.js';
-import { migrations } from './migrations/index.js';
+import { MIGRATION_NAMES, migrations } from './migrations/index.js';
+import { recordRelease, refuseNewerDatabase } from './release-record.js';
 import { schemaName, type StoreSchema } from './schema.js';
 
 /** The table that records which of the store's migrations ran: ours, never kysely's default `kysely_migration`. */
@@ -45,17 +47,30 @@ async function currentSchema(db: Kysely<any>): Promise<string | undefined> {
   return rows[0]?.schema ?? undefined;
 }
 
+/** Where the store's tables are, and who is opening them. */
+export interface MigrateOptions extends StoreSchema {
+  /**
+   * The program opening the database, as `name@version` (`@petstore/server@1.4.0`): recorded in `petstore_release`,
+   * and named to an earlier release that finds the database migrated beyond it. Default `@petstore/core@` its version.
+   */
+  release?: string | undefined;
+}
+
 /**
  * Brings the store's tables up to date in `schema` (default: the current one, `public`), recording them in
  * `petstore_migration` there; a database migrated by an earlier release, which recorded them in kysely's
- * `kysely_migration`, has those rows copied over first (never changed or removed). Safe to run from several
- * instances at once (kysely's Migrator locks). Leaves every other table, and the host's kysely migrations, alone.
- * @example await migrateToLatest(db, { schema: 'petstore' })
+ * `kysely_migration`, has those rows copied over first (never changed or removed). A database migrated by a newer
+ * release (migrations this one does not know) is refused with a {@link DatabaseOfNewerReleaseError} naming it; every
+ * start records its `release` in `petstore_release`. Safe to run from several instances at once (kysely's Migrator
+ * locks). Leaves every other table, and the host's kysely migrations, alone.
+ * @example await migrateToLatest(db, { schema: 'petstore', release: '@petstore/server@1.4.0' })
  */
-export async function migrateToLatest(db: Kysely<any>, options: StoreSchema = {}): Promise<void> {
+export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions = {}): Promise<void> {
   const own = db.withoutPlugins();
   const schema = schemaName(options.schema) ?? (await currentSchema(own));
+  const release = options.release ?? `@petstore/core@${coreVersion}`;
   await carryOverKyselyMigrations(own, schema, MIGRATION_TABLE);
+  await refuseNewerDatabase(own, schema, MIGRATION_TABLE, MIGRATION_NAMES, release);
   const Migrator = await loadMigrator();
   const migrator = new Migrator({
     db: own,
@@ -66,9 +81,12 @@ export async function migrateToLatest(db: Kysely<any>, options: StoreSchema = {}
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
+    // A newer release may have migrated since the check above: its name says more than kysely's "missing" migration.
+    await refuseNewerDatabase(own, schema, MIGRATION_TABLE, MIGRATION_NAMES, release);
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new Error(`Database migration ${failed ?? ''} failed: ${String((error as Error).message ?? error)}`, {
       cause: error,
     });
   }
+  await recordRelease(own, schema, release, MIGRATION_NAMES.at(-1)!);
 }

@@ -41,3 +41,15 @@ const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 export function tableText(schema: string | undefined, table: string): string {
   return schema === undefined ? table : `${quoted(schema)}.${quoted(table)}`;
 }
+
+/**
+ * Whether `table` exists in `schema` (the current one when undefined). Read from the catalogue's tables, not by
+ * `to_regclass`: a name looked up and not found stays "not found" in the session's cache until its next transaction,
+ * even once a lock is held and another instance has made the table.
+ */
+export async function tableExists(db: Kysely<any>, schema: string | undefined, table: string): Promise<boolean> {
+  const { rows } = await sql<{ found: number }>`
+    select count(*)::int as found from pg_catalog.pg_tables
+    where schemaname = coalesce(${schema ?? null}::text, current_schema()) and tablename = ${table}`.execute(db);
+  return rows[0]!.found > 0;
+}
