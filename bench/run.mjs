@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startLoadGenerator } from './lib/drive.mjs';
 import { describeMachine, describeRevision } from './lib/machine.mjs';
@@ -34,12 +34,14 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     keep: { type: 'boolean', default: false },
     out: { type: 'string', default: 'latest' },
+    before: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
 if (args.help) {
   console.log(`node bench/run.mjs [--quick] [--cpu-prof] [--pairs N] [--duration S] [--warmup S] [--connections N]
   [--only id,id] [--keep] [--out NAME (bench/results/NAME.{md,json,svg}, default latest)]
+  [--before DIR (another checkout, built: its service against this one, rows before-*)]
 PostgreSQL scenarios run when DATABASE_URL is set (scratch databases petstore_bench_* are created and dropped).`);
   process.exit(0);
 }
@@ -60,7 +62,17 @@ const settings = {
   startupRuns: args.quick ? 2 : 5,
   cpuProf: args['cpu-prof'],
   only: args.only?.split(',').map((s) => s.trim()),
+  // Another checkout of the project, built: its service is the A side of the before-* rows.
+  beforeMain: args.before && resolve(args.before, 'apps/server/dist/main.js'),
 };
+if (settings.beforeMain && !existsSync(settings.beforeMain)) {
+  console.error(`--before: ${settings.beforeMain} is missing; build that checkout first (npm ci && npm run build there)`);
+  process.exit(2);
+}
+if (!settings.beforeMain && settings.only?.some((id) => id.startsWith('before-'))) {
+  console.error('--only: the before-* rows need --before=DIR, a built checkout to compare with');
+  process.exit(2);
+}
 
 const unknown = settings.only?.filter((id) => id !== 'startup' && !SCENARIO_IDS.includes(id));
 if (unknown?.length) {
@@ -312,11 +324,18 @@ try {
     }
     // The create rows' service and the bare PGlite baseline each get a copy: creates must not reach the folder the
     // list and big-data rows read (10,000 pets), and a data folder is one process's.
-    if (wanted('rest-create-embedded', 'rest-create-embedded-pglite', 'mixed-embedded')) {
+    if (wanted('rest-create-embedded', 'rest-create-embedded-pglite', 'mixed-embedded', 'before-create-embedded')) {
       embedded.createCopy = `${embedded.small}-create`;
       embedded.baselineCopy = `${embedded.small}-bare-pglite`;
       await cp(embedded.small, embedded.createCopy, { recursive: true });
       await cp(embedded.small, embedded.baselineCopy, { recursive: true });
+    }
+    // The before-* rows run the other checkout's service on copies of its own (a data folder is one process's).
+    if (settings.beforeMain && wanted('before-list-embedded', 'before-create-embedded')) {
+      embedded.beforeCopy = `${embedded.small}-before`;
+      embedded.beforeCreateCopy = `${embedded.small}-before-create`;
+      await cp(embedded.small, embedded.beforeCopy, { recursive: true });
+      await cp(embedded.small, embedded.beforeCreateCopy, { recursive: true });
     }
     if (embedded.big) {
       const started = performance.now();
@@ -345,6 +364,7 @@ try {
     logDir,
     workDir,
     serviceMain: snapshot.main,
+    beforeMain: settings.beforeMain,
     postgres,
     embedded,
     bigData,

@@ -30,6 +30,10 @@ export const SCENARIO_IDS = Object.freeze([
   'rest-create-embedded',
   'rest-create-embedded-pglite',
   'mixed-embedded',
+  'before-list-embedded',
+  'before-create-embedded',
+  'before-list-pg',
+  'before-create-pg',
 ]);
 
 // Measured on 2 cores (see the README's Performance section); printed under the create rows only when they miss.
@@ -349,5 +353,46 @@ export function defineScenarios(ctx) {
       },
     );
   }
+  if (ctx.beforeMain) scenarios.push(...beforeRows(ctx, { embeddedList, pgPostgres, service }));
   return scenarios;
+}
+
+/**
+ * With `--before=DIR`: the service of another checkout (A) against this one (B), at the defaults a user runs (the
+ * embedded database with the memory limiter; PostgreSQL with the postgres limiter), on lists and creates. Each side
+ * has data of its own on the embedded database; on PostgreSQL both use the scratch database.
+ */
+function beforeRows(ctx, { embeddedList, pgPostgres, service }) {
+  const { logDir, embedded, postgres } = ctx;
+  const pg = postgres?.main.url;
+  const before = (key, options) => ({ key: `before-${key}`, start: () => startService({ name: `before-${key}`, logDir, main: ctx.beforeMain, ...options }) });
+  const note = 'A is the service built in the checkout given with --before, B this one; the same request, alternated, at the defaults.';
+  const row = (id, title, a, b, request, database) => ({
+    id,
+    title,
+    chartLabel: `${title} · this build vs before`,
+    kind: 'throughput',
+    target: { op: '>=', value: 0.95 },
+    a: { label: 'before', spec: a },
+    b: { label: 'this build', spec: b },
+    request,
+    database,
+    note,
+  });
+  const rows = [
+    row('before-list-embedded', 'REST list, embedded DB', before('embedded', { dataDir: embedded.beforeCopy }), embeddedList, listRequest, 'embedded'),
+    row(
+      'before-create-embedded',
+      'REST create, embedded DB',
+      before('embedded-create', { dataDir: embedded.beforeCreateCopy }),
+      service('embedded-create', { dataDir: embedded.createCopy }, 'before-create-embedded'),
+      createRequest,
+      'embedded',
+    ),
+  ];
+  const pgRows = [
+    row('before-list-pg', 'REST list, PostgreSQL, postgres limiter', pg && before('pg', { databaseUrl: pg, limiter: 'postgres' }), pgPostgres, listRequest, 'postgres'),
+    row('before-create-pg', 'REST create, PostgreSQL, postgres limiter', pg && before('pg', { databaseUrl: pg, limiter: 'postgres' }), pgPostgres, createRequest, 'postgres'),
+  ];
+  return [...rows, ...pgRows.map((r) => (pg ? r : { ...r, skip: 'DATABASE_URL is not set; set it to a PostgreSQL server to run this row.' }))];
 }
