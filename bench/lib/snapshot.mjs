@@ -1,6 +1,6 @@
 // Copies the built service aside, so a rebuild of the working tree during a run cannot change what is measured.
 import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildTime } from './machine.mjs';
 
@@ -25,6 +25,8 @@ export async function snapshotBuild(root) {
       const target = join(dir, 'node_modules', ...packageName.split('/'));
       await cp(join(source, 'package.json'), join(target, 'package.json'));
       await cp(join(source, 'dist'), join(target, 'dist'), { recursive: true });
+      // What npm installed for this package alone (a version other than the root's, as core's lru-cache).
+      if (existsSync(join(source, 'node_modules'))) await symlink(join(source, 'node_modules'), join(target, 'node_modules'));
     }
     const remove = () => rm(dir, { recursive: true, force: true });
     if (buildTime(root) === before) return { main: join(dir, 'server/dist/main.js'), builtAt: before, remove };

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +69,9 @@ function scratchProject(): string {
   for (const dir of readdirSync(join(scratch, 'packages'))) {
     const { name } = JSON.parse(readFileSync(join(scratch, 'packages', dir, 'package.json'), 'utf8')) as { name: string };
     symlinkSync(join(scratch, 'packages', dir), join(modules, name));
+    // What npm installed for this package alone (a version other than the one at the root, as core's lru-cache).
+    const own = join(root, 'packages', dir, 'node_modules');
+    if (existsSync(own)) symlinkSync(own, join(scratch, 'packages', dir, 'node_modules'));
   }
   cpSync(fileURLToPath(new URL('./fixtures/new-operation-check.ts', import.meta.url)), join(scratch, 'check.test.ts'));
   writeFileSync(

@@ -10,7 +10,6 @@ import { tableExists, tableIn } from './schema.js';
  */
 export const RELEASE_TABLE = 'petstore_release';
 
-
 /**
  * A database migrated by a newer release: it holds migrations this release does not know, so this release refuses to
  * start on it rather than serve a schema it was not written for.
