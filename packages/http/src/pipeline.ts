@@ -203,6 +203,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         if (refusal) return codec.encodeError(refusal, ctx);
         const headers: Record<string, string> = { 'x-request-id': ctx.requestId };
         cors.decorate(request, headers);
+        withAnswerHeaders(headers);
         return match.serve(ctx, headers);
       }
       case 'resource': {
