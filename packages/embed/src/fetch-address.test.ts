@@ -16,7 +16,9 @@ describe.each(testDatabases)('a Fetch handler given no client address, on $name'
   beforeEach(async () => {
     const opened = await database.open();
     close = opened.close;
-    quota = createQuota({ store: 'memory' });
+    // One minute's window throughout, wherever the run falls on the wall clock (the counts must not straddle minutes).
+    const inOneMinute = Math.floor(Date.now() / 60_000) * 60_000 + 30_000;
+    quota = createQuota({ store: 'memory', clock: { now: () => inOneMinute } });
     store = createPetStore({ db: opened.db, isUnavailable: opened.isUnavailable, quota });
     handler = createFetchHandler(store, { basePath: '/petstore' });
   });
