@@ -78,8 +78,9 @@ export function createPageCache(clock: Clock, ttlMs: number, maxBytes = PAGE_CAC
     },
     invalidate() {
       generation++;
-      settled.clear();
-      loading.clear();
+      // Under a stream of writes the cache is mostly empty already, and lru-cache's clear() resets its arrays.
+      if (settled.size > 0) settled.clear();
+      if (loading.size > 0) loading.clear();
     },
     get bytes() {
       return settled.calculatedSize;
