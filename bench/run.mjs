@@ -283,6 +283,9 @@ function missedNote(scenario) {
   return [scenario.whyMissed && `Why it misses: ${scenario.whyMissed}`, profile].filter(Boolean).join(' ');
 }
 
+/** How a data folder is copied for another process: without the admin channel's folder (its socket cannot be copied). */
+const DATA_COPY = { recursive: true, filter: (source) => !/[\\/]petstore\.admin([\\/]|$)/.test(source) };
+
 const results = [];
 let pgVersion;
 let revision;
@@ -312,14 +315,14 @@ try {
     if (wanted('log-cost')) {
       embedded.copy = `${embedded.small}-copy`;
       embedded.loggingCopy = `${embedded.small}-logging`;
-      await cp(embedded.small, embedded.copy, { recursive: true });
-      await cp(embedded.small, embedded.loggingCopy, { recursive: true });
+      await cp(embedded.small, embedded.copy, DATA_COPY);
+      await cp(embedded.small, embedded.loggingCopy, DATA_COPY);
     }
     // The host rows run three hosts of their own (no telemetry, the OpenTelemetry API, a pino logger): a copy each.
     if (wanted('host-tracing-cost', 'host-log-cost')) {
       for (const [name, suffix] of [['hostBare', 'host-bare'], ['hostApi', 'host-api'], ['hostPino', 'host-pino']]) {
         embedded[name] = `${embedded.small}-${suffix}`;
-        await cp(embedded.small, embedded[name], { recursive: true });
+        await cp(embedded.small, embedded[name], DATA_COPY);
       }
     }
     // The create rows' service and the bare PGlite baseline each get a copy: creates must not reach the folder the
@@ -327,15 +330,15 @@ try {
     if (wanted('rest-create-embedded', 'rest-create-embedded-pglite', 'mixed-embedded', 'before-create-embedded')) {
       embedded.createCopy = `${embedded.small}-create`;
       embedded.baselineCopy = `${embedded.small}-bare-pglite`;
-      await cp(embedded.small, embedded.createCopy, { recursive: true });
-      await cp(embedded.small, embedded.baselineCopy, { recursive: true });
+      await cp(embedded.small, embedded.createCopy, DATA_COPY);
+      await cp(embedded.small, embedded.baselineCopy, DATA_COPY);
     }
     // The before-* rows run the other checkout's service on copies of its own (a data folder is one process's).
     if (settings.beforeMain && wanted('before-list-embedded', 'before-create-embedded')) {
       embedded.beforeCopy = `${embedded.small}-before`;
       embedded.beforeCreateCopy = `${embedded.small}-before-create`;
-      await cp(embedded.small, embedded.beforeCopy, { recursive: true });
-      await cp(embedded.small, embedded.beforeCreateCopy, { recursive: true });
+      await cp(embedded.small, embedded.beforeCopy, DATA_COPY);
+      await cp(embedded.small, embedded.beforeCreateCopy, DATA_COPY);
     }
     if (embedded.big) {
       const started = performance.now();
