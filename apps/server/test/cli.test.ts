@@ -202,7 +202,8 @@ describe('keys and a running service', () => {
   });
 });
 
-describe('each command of the key tool takes only its own options', () => {
+// Concurrent: each case is a process that exits before any database, so they need not wait for one another.
+describe.concurrent('each command of the key tool takes only its own options', () => {
   // A database nothing listens on: a refusal must come before any connection (exit 2, not the 1 of a failed one).
   const env = { DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:1/petstore' };
   const refusals: [command: string, args: string[], message: string][] = [
