@@ -62,14 +62,14 @@ const settings = {
   startupRuns: args.quick ? 2 : 5,
   cpuProf: args['cpu-prof'],
   only: args.only?.split(',').map((s) => s.trim()),
-  // Another checkout of the project, built: its service is the A side of the before-* rows.
-  beforeMain: args.before && resolve(args.before, 'apps/server/dist/main.js'),
 };
-if (settings.beforeMain && !existsSync(settings.beforeMain)) {
-  console.error(`--before: ${settings.beforeMain} is missing; build that checkout first (npm ci && npm run build there)`);
+// Another checkout of the project, built: its service is the A side of the before-* rows (kept out of the report).
+const beforeMain = args.before && resolve(args.before, 'apps/server/dist/main.js');
+if (beforeMain && !existsSync(beforeMain)) {
+  console.error(`--before: ${beforeMain} is missing; build that checkout first (npm ci && npm run build there)`);
   process.exit(2);
 }
-if (!settings.beforeMain && settings.only?.some((id) => id.startsWith('before-'))) {
+if (!beforeMain && settings.only?.some((id) => id.startsWith('before-'))) {
   console.error('--only: the before-* rows need --before=DIR, a built checkout to compare with');
   process.exit(2);
 }
@@ -334,7 +334,7 @@ try {
       await cp(embedded.small, embedded.baselineCopy, DATA_COPY);
     }
     // The before-* rows run the other checkout's service on copies of its own (a data folder is one process's).
-    if (settings.beforeMain && wanted('before-list-embedded', 'before-create-embedded')) {
+    if (beforeMain && wanted('before-list-embedded', 'before-create-embedded')) {
       embedded.beforeCopy = `${embedded.small}-before`;
       embedded.beforeCreateCopy = `${embedded.small}-before-create`;
       await cp(embedded.small, embedded.beforeCopy, DATA_COPY);
@@ -367,7 +367,7 @@ try {
     logDir,
     workDir,
     serviceMain: snapshot.main,
-    beforeMain: settings.beforeMain,
+    beforeMain,
     postgres,
     embedded,
     bigData,
