@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { allPetIds, send, sleep } from '../faults/load.js';
-import { startProcess, type ServerProcess } from '../helpers.js';
-import { legitimateClient, minuteWithRoom, quantile, serverDatabases, sideBySide } from './trpc-batch-attack.js';
+import { LEGIT_KEY, legitimateClient, minuteWithRoom, quantile, serveForSuite, serverDatabases, sideBySide } from './trpc-batch-attack.js';
 
 // A client with a key of its own (free: 60 a minute) that pushes on with batches of 100 creates after its limit.
 // Every call of its batches counts, as every request with a valid key does, but none after a call refused with 429
 // runs: exactly its 60 creates are made, and its key is banned as any key pushing on would be.
-const key = 'hostile-legit-key-0123456789';
+const key = LEGIT_KEY;
 const attacker = 'hostile-free-key-0123456789';
 const creates = (n: number) => ({
   method: 'POST',
@@ -15,20 +14,11 @@ const creates = (n: number) => ({
   body: JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [i, { name: `attacker-${i}`, categoryId: 1 }]))),
 });
 
-describe.each(serverDatabases)('batches of creates past a key\'s limit, on $name', ({ env }) => {
-  let server: ServerProcess;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const database = await env();
-    drop = database.drop;
-    server = await startProcess({ ...database.env, PETSTORE_API_KEYS: `${key}:enterprise:10000000:100000000,${attacker}:free` });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await drop?.();
-  });
+describe.each(serverDatabases)('batches of creates past a key\'s limit, on $name', (database) => {
+  const served = serveForSuite(database, [`${attacker}:free`]);
 
   it('create no more than the limit, every call counted, while a legitimate client is served as with single calls', { timeout: 90_000 }, async () => {
+    const { server } = served;
     type Entry = { result?: { data: { id: number } }; error?: { data: { error: { code: string } } } };
     await legitimateClient(server.url, key, sleep(500));
     await minuteWithRoom(15);

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { scratchPostgres } from '@petstore/testing';
-import type { ServerProcess } from '../helpers.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startProcess, type ServerProcess } from '../helpers.js';
 import { send, sleep, type Outcome } from '../faults/load.js';
 
 /** The databases a hostile-client test runs the built server on: the embedded one always, PostgreSQL when set. */
@@ -23,6 +24,29 @@ export const serverDatabases: { name: string; env(): Promise<{ env: Record<strin
 ];
 
 /** What a legitimate client saw: every answer's status and how long each took (ms). */
+/** The enterprise key of the legitimate client every batch attack runs beside. */
+export const LEGIT_KEY = 'hostile-legit-key-0123456789';
+
+/**
+ * Starts the service for the suite it is called in, on `database` (one of {@link serverDatabases}), with the
+ * legitimate client's enterprise key and any more keys given; stops it and drops the database afterwards.
+ * @example const served = serveForSuite(database); it('…', async () => fetch(served.server.url))
+ */
+export function serveForSuite(database: (typeof serverDatabases)[number], moreKeys: string[] = []): { server: ServerProcess } {
+  const served = {} as { server: ServerProcess };
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const opened = await database.env();
+    drop = opened.drop;
+    served.server = await startProcess({ ...opened.env, PETSTORE_API_KEYS: [`${LEGIT_KEY}:enterprise:10000000:100000000`, ...moreKeys].join(',') });
+  });
+  afterAll(async () => {
+    await served.server?.stop();
+    await drop?.();
+  });
+  return served;
+}
+
 export interface Served {
   statuses: number[];
   latencies: number[];

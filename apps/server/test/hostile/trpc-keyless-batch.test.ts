@@ -1,31 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sleep } from '../faults/load.js';
-import { startProcess, type ServerProcess } from '../helpers.js';
-import { attack, cpuMs, legitimateClient, minuteWithRoom, quantile, serverDatabases, sideBySide } from './trpc-batch-attack.js';
+import { attack, cpuMs, LEGIT_KEY, legitimateClient, minuteWithRoom, quantile, serveForSuite, serverDatabases, sideBySide } from './trpc-batch-attack.js';
 
 // Key-less batches of the most calls a batch may hold (100), plain and streamed, from several connections at once.
 // Each was run call by call: 100 calls counted against the address and 100 envelopes written. Now each batch is one
 // request: one 401 counted once against the address, then, the address over its limit, one 429.
-const key = 'hostile-legit-key-0123456789';
+const key = LEGIT_KEY;
 const paths = Array.from({ length: 100 }, () => 'pets.list').join(',');
 const batch = { method: 'GET', path: `/trpc/${paths}?batch=1&input=%7B%7D` };
 const streamed = { ...batch, headers: { 'trpc-accept': 'application/jsonl' } };
 const single = { method: 'GET', path: '/trpc/pets.list?input=%7B%7D' };
 
-describe.each(serverDatabases)('key-less batches of 100 calls, on $name', ({ env }) => {
-  let server: ServerProcess;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const database = await env();
-    drop = database.drop;
-    server = await startProcess({ ...database.env, PETSTORE_API_KEYS: `${key}:enterprise:10000000:100000000` });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await drop?.();
-  });
+describe.each(serverDatabases)('key-less batches of 100 calls, on $name', (database) => {
+  const served = serveForSuite(database);
 
   it('are each refused once and counted once, while a legitimate client is served as with single calls', { timeout: 90_000 }, async () => {
+    const { server } = served;
     await legitimateClient(server.url, key, sleep(500));
     await minuteWithRoom(20);
 

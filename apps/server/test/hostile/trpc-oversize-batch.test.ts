@@ -1,31 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sleep } from '../faults/load.js';
-import { startProcess, type ServerProcess } from '../helpers.js';
-import { attack, cpuMs, legitimateClient, quantile, requestLines, serverDatabases, sideBySide } from './trpc-batch-attack.js';
+import { attack, cpuMs, LEGIT_KEY, legitimateClient, quantile, requestLines, serveForSuite, serverDatabases, sideBySide } from './trpc-batch-attack.js';
 
 // The attack of issue 25: a key-less `GET /trpc/pets.get,pets.get,…(1,800 times)?batch=1` (16 KB) from several
 // connections at once. It used to run 1,800 calls and write 547 KB each time, also after the address was refused,
 // and raised a legitimate client's median latency from 2 ms to about 100 ms with four connections. Now it is one
 // request refused as a whole: 400 `invalid_request` (more than 100 calls), then, the address over its limit, 429.
-const key = 'hostile-legit-key-0123456789';
+const key = LEGIT_KEY;
 const oversize = { method: 'GET', path: `/trpc/${Array.from({ length: 1_800 }, () => 'pets.get').join(',')}?batch=1` };
 // What the same connections send for comparison: one key-less call each time.
 const single = { method: 'GET', path: '/trpc/pets.get?input=%7B%22petId%22%3A1%7D' };
 
-describe.each(serverDatabases)('a key-less batch of 1,800 calls, on $name', ({ env }) => {
-  let server: ServerProcess;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const database = await env();
-    drop = database.drop;
-    server = await startProcess({ ...database.env, PETSTORE_API_KEYS: `${key}:enterprise:10000000:100000000` });
-  });
-  afterAll(async () => {
-    await server?.stop();
-    await drop?.();
-  });
+describe.each(serverDatabases)('a key-less batch of 1,800 calls, on $name', (database) => {
+  const served = serveForSuite(database);
 
   it('gets one small answer for under 5 ms of server time, while a legitimate client is served as with single calls', { timeout: 90_000 }, async () => {
+    const { server } = served;
     await legitimateClient(server.url, key, sleep(500));
     // Four connections of 1,800-call batches, from the first one on (400 until the address is over its limit, 429
     // after), and the same four sending single key-less calls, in turns.
