@@ -67,12 +67,23 @@ export function createOverloadGuard(options: OverloadOptions) {
   let shed = 0;
   // When the guard last filled up, or a request last ended since: full, with neither for a while, is wedged.
   let stuckSince = 0;
-  // The releases of the requests still holding a slot, by connection: a connection that closes gives all of its back.
-  const held = new WeakMap<Socket, Set<() => void>>();
+  // The slots held by each connection's requests: one given back as each response ends, and all that are left when
+  // the connection closes (Node ends no response still queued behind another on a connection that dies).
+  const held = new WeakMap<Socket, { slots: number }>();
   const releaseAll = function (this: Socket) {
-    const releases = held.get(this);
+    const connection = held.get(this);
     held.delete(this);
-    if (releases) for (const release of releases) release();
+    if (connection) release(connection.slots);
+  };
+  const releaseOne = function (this: ServerResponse) {
+    const connection = held.get(this.req.socket);
+    if (!connection) return;
+    connection.slots -= 1;
+    release(1);
+  };
+  const release = (slots: number) => {
+    inFlight -= slots;
+    stuckSince = Date.now();
   };
 
   let episode: { since: number; shedBefore: number; seen: number; timer: NodeJS.Timeout } | undefined;
@@ -114,20 +125,13 @@ export function createOverloadGuard(options: OverloadOptions) {
     inFlight += 1;
     if (inFlight === maxConcurrent) stuckSince = Date.now();
     const socket = req.socket;
-    let releases = held.get(socket);
-    if (!releases) {
-      releases = new Set();
-      held.set(socket, releases);
+    const connection = held.get(socket);
+    if (connection) connection.slots += 1;
+    else {
+      held.set(socket, { slots: 1 });
       socket.once('close', releaseAll);
     }
-    const own = releases;
-    const release = () => {
-      if (!own.delete(release)) return;
-      inFlight -= 1;
-      stuckSince = Date.now();
-    };
-    own.add(release);
-    res.once('close', release);
+    res.once('close', releaseOne);
   }
 
   return {
