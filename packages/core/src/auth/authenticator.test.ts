@@ -1,0 +1,51 @@
+import { testDatabases } from '@petstore/testing';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApiKeyStore, createAuthenticator, type ApiKeyStore, type Clock } from '../index.js';
+
+// The embedded database is enough: the cache is in front of whichever store answers.
+const embedded = testDatabases.find((database) => database.name === 'pglite')!;
+
+describe('the key cache', () => {
+  let close: () => Promise<void>;
+  let keys: ApiKeyStore;
+  const clock: Clock = { now: () => Date.parse('2026-11-26T12:00:00Z') };
+
+  beforeAll(async () => {
+    const database = await embedded.open();
+    close = database.close;
+    keys = createApiKeyStore(database.db, { clock });
+  });
+  afterAll(() => close());
+
+  it('never looks up or keeps a token not shaped like a key', async () => {
+    const auth = createAuthenticator({ keys, clock });
+    const lookUps = vi.spyOn(keys, 'findByHash');
+    lookUps.mockClear();
+    for (const token of ['short', 'x'.repeat(15_000), 'has spaces in it, sixteen+']) {
+      expect(await auth.explain(token)).toEqual({ status: 'malformed' });
+    }
+    expect(lookUps).not.toHaveBeenCalled();
+    lookUps.mockRestore();
+  });
+
+  it('holds at most 10,000 answers: the next distinct token empties it, within the second an answer is kept', { timeout: 60_000 }, async () => {
+    const auth = createAuthenticator({ keys, clock });
+    const { key } = await keys.create({ plan: 'free', label: 'cached' });
+    const lookUps = vi.spyOn(keys, 'findByHash');
+    lookUps.mockClear();
+    expect(await auth.verify(key)).toBeDefined();
+    expect(lookUps).toHaveBeenCalledTimes(1);
+
+    // 9,999 other well-formed tokens: with the key's own answer, the cache is full and still holds it.
+    for (let i = 0; i < 9_999; i++) await auth.verify(`unknown-token-${String(i).padStart(6, '0')}`);
+    lookUps.mockClear();
+    expect(await auth.verify(key)).toBeDefined();
+    expect(lookUps).not.toHaveBeenCalled();
+
+    await auth.verify('unknown-token-one-more');
+    lookUps.mockClear();
+    expect(await auth.verify(key)).toBeDefined();
+    expect(lookUps).toHaveBeenCalledTimes(1);
+    lookUps.mockRestore();
+  });
+});
