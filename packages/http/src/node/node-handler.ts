@@ -3,7 +3,6 @@ import { Readable } from 'node:stream';
 import type { Pipeline } from '../pipeline.js';
 import type { RequestContext } from '../request-context.js';
 import type { StandardRequest, StandardResponse } from '../standard.js';
-import { createDeadlineSweep } from './deadline-sweep.js';
 import { fromNodeRequest } from './node-request.js';
 import type { OverloadGuard } from './overload.js';
 import { createTurnEndWriter } from './turn-end-writer.js';
@@ -73,10 +72,9 @@ export function toNodeHandler(pipeline: Pipeline, options: NodeAdapterOptions = 
   }
 
   const { overload } = options;
-  const bodyDeadlines = createDeadlineSweep();
   const handler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => {
     if (overload && !overload.admit(req, res)) return;
-    const request = fromNodeRequest(req, res, bodyDeadlines);
+    const request = fromNodeRequest(req, res);
     (req as WithRequest)[STANDARD] = request;
     pipeline.handle(request, { fallThrough: next !== undefined }).then(
       (result) => {

@@ -3,26 +3,25 @@ import type { TLSSocket } from 'node:tls';
 import { PetStoreError } from '@petstore/core';
 import { BODY_TIMEOUT_MS } from '../read-json-body.js';
 import type { RequestContext } from '../request-context.js';
-import { createDeadlineSweep, type DeadlineSweep } from './deadline-sweep.js';
 import type { PeerInfo, StandardRequest } from '../standard.js';
 
 type HostRequest = IncomingMessage & { originalUrl?: unknown; body?: unknown };
 
 /**
  * Reads the body of a node request: its chunks until the end, refusing past `limit`, and with 408
- * `request_timeout` when it has not all arrived by `deadline` (a `performance.now()` time, watched by `sweep`).
+ * `request_timeout` when it has not all arrived by `deadline` (a `performance.now()` time).
  */
-function collect(req: IncomingMessage, limit: number, tooLarge: () => Error, deadline: number, sweep: DeadlineSweep): Promise<Uint8Array> {
+function collect(req: IncomingMessage, limit: number, tooLarge: () => Error, deadline: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
-    const unwatch = sweep.watch(deadline, () => {
+    const timer = setTimeout(() => {
       cleanup();
       chunks.length = 0;
       reject(new PetStoreError('request_timeout'));
-    });
+    }, Math.max(0, deadline - performance.now()));
     const cleanup = () => {
-      unwatch();
+      clearTimeout(timer);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
@@ -70,7 +69,6 @@ class NodeRequest implements StandardRequest {
   constructor(
     readonly req: HostRequest,
     readonly raw: { node: { req: IncomingMessage; res: ServerResponse } } | undefined,
-    readonly sweep: DeadlineSweep | undefined,
   ) {
     this.method = req.method ?? 'GET';
     // Express strips the mount path from `url` and keeps the whole target in its documented `originalUrl`.
@@ -112,19 +110,17 @@ class NodeRequest implements StandardRequest {
       process.emitWarning(message, { code: 'PETSTORE_BODY_CONSUMED' });
       return Promise.reject(new Error(message));
     }
-    return collect(this.req, limit, tooLarge, this.bodyDeadline, this.sweep ?? createDeadlineSweep());
+    return collect(this.req, limit, tooLarge, this.bodyDeadline);
   }
 }
 
 /**
- * The standard request of a `node:http` request (Express and Fastify's raw request included), read lazily. Its body
- * deadline is watched by `sweep`: an adapter shares one among its requests (else a body read gets its own).
+ * The standard request of a `node:http` request (Express and Fastify's raw request included), read lazily.
  * @example const request = fromNodeRequest(req); request.header('authorization')
  */
 export function fromNodeRequest(
   req: IncomingMessage,
   res?: ServerResponse,
-  sweep?: DeadlineSweep,
 ): StandardRequest & { readonly bodyRead: boolean; answered: boolean; readonly bodyDeadline: number } {
-  return new NodeRequest(req, res ? { node: { req, res } } : undefined, sweep);
+  return new NodeRequest(req, res ? { node: { req, res } } : undefined);
 }
