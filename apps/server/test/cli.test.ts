@@ -25,7 +25,10 @@ const targets = [
     : []),
 ];
 
-describe.each(targets)('petstore keys on $name', (target) => {
+// The databases side by side (each case is mostly a CLI process starting), one command after another on each: an
+// embedded folder is one process's at a time.
+describe.concurrent.each(targets)('petstore keys on $name', (target) => {
+  describe.sequential('one command after another', () => {
   let env: Record<string, string>;
   let tearDown: () => Promise<void>;
   beforeAll(async () => ({ env, tearDown } = await target.setUp()));
@@ -162,6 +165,7 @@ describe.each(targets)('petstore keys on $name', (target) => {
     expect(near(after.find((r) => r.id === fresh.id)!.expires, Date.now())).toBe(true);
     const newest = after.find((r) => r.id === after.find((x) => x.id === fresh.id)!['replaced by']);
     expect(near(newest?.expires, Date.now() + 7 * 86_400_000)).toBe(true);
+  });
   });
 });
 
