@@ -33,7 +33,7 @@ export function toMarkdown(run) {
   const out = [];
   out.push(`# Pet Store benchmark (${settings.mode})`, '');
   out.push(
-    `${run.finishedAt} · ${run.revision}, build of ${run.builtAt} (a copy taken at the start of the run) · ${settings.pairs} pairs (A B A B …) of ${settings.duration} s per run, ${settings.warmup} s warm-up · ` +
+    `${run.finishedAt} · ${run.revision}, build of ${run.builtAt} (a copy taken at the start of the run) · ${settings.pairs} pairs (A B, B A, A B …) of ${settings.duration} s per run, ${settings.warmup} s warm-up · ` +
       `${settings.connections} connections (latency scenarios: ${settings.latencyConnections}, ${settings.latencyDuration} s), pipelining 1 · ` +
       `autocannon ${machine.autocannon} in its own process · whole run ${Math.round(run.elapsedS)} s` +
       (settings.cpuProf ? ' · **service under --cpu-prof: numbers include profiler overhead**' : ''),
