@@ -29,143 +29,143 @@ const targets = [
 // embedded folder is one process's at a time.
 describe.concurrent.each(targets)('petstore keys on $name', (target) => {
   describe.sequential('one command after another', () => {
-  let env: Record<string, string>;
-  let tearDown: () => Promise<void>;
-  beforeAll(async () => ({ env, tearDown } = await target.setUp()));
-  afterAll(() => tearDown());
+    let env: Record<string, string>;
+    let tearDown: () => Promise<void>;
+    beforeAll(async () => ({ env, tearDown } = await target.setUp()));
+    afterAll(() => tearDown());
 
-  it('explains itself with --help', async () => {
-    const { code, stdout } = await runCli(['--help'], env);
-    expect(code).toBe(0);
-    for (const command of ['create --plan', 'list', 'revoke ID', 'set-limits ID', 'roll ID [--grace DURATION]', '--expires-in', '--expires-at']) {
-      expect(stdout).toContain(command);
-    }
-  });
-
-  it('creates a key, prints it once, and lists it without the secret', async () => {
-    const created = await runCli(['keys', 'create', '--plan', 'pro', '--label', 'mobile app'], env);
-    expect(created.code, created.stderr).toBe(0);
-    const key = created.stdout.trim();
-    expect(key).toMatch(KEY_FORMAT);
-    const listed = await runCli(['keys', 'list', '--json'], env);
-    expect(listed.code).toBe(0);
-    expect(listed.stdout).not.toContain(key);
-    expect(listed.stdout).not.toContain(key.slice(4, 20));
-    expect(JSON.parse(listed.stdout)).toContainEqual(
-      expect.objectContaining({ label: 'mobile app', plan: 'pro', 'per minute': '300', 'per day': '10000', 'last used': '-', revoked: '-' }),
-    );
-    const table = await runCli(['keys', 'list'], env);
-    expect(table.stdout).toMatch(/^ID\s+LABEL\s+PLAN\s+PER MINUTE\s+PER DAY\s+CREATED\s+LAST USED\s+REVOKED\s+EXPIRES\s+REPLACED BY\s+DEPRECATED CALLS\s+LAST DEPRECATED CALL\n/);
-  });
-
-  it('sets the limits of an enterprise key and refuses them for other plans', async () => {
-    const enterprise = await runCli(['keys', 'create', '--plan', 'enterprise', '--label', 'big customer'], env);
-    const free = await runCli(['keys', 'create', '--plan', 'free', '--label', 'small'], env);
-    const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-    const idOf = (label: string) => rows.find((r) => r.label === label)!.id!;
-    expect(enterprise.code + free.code).toBe(0);
-
-    const set = await runCli(['keys', 'set-limits', idOf('big customer'), '--per-minute', '5', '--per-day', '7'], env);
-    expect(set.code, set.stderr).toBe(0);
-    const after = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-    expect(after.find((r) => r.label === 'big customer')).toMatchObject({ 'per minute': '5', 'per day': '7' });
-
-    const refused = await runCli(['keys', 'set-limits', idOf('small'), '--per-minute', '5', '--per-day', '7'], env);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('not an enterprise key');
-  });
-
-  it('revokes a key and reports unknown ids and bad input with exit code 2', async () => {
-    const created = await runCli(['keys', 'create', '--plan', 'free', '--label', 'to revoke'], env);
-    expect(created.code).toBe(0);
-    const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-    const id = rows.find((r) => r.label === 'to revoke')!.id!;
-    const revoked = await runCli(['keys', 'revoke', id], env);
-    expect(revoked.code).toBe(0);
-    const after = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-    expect(after.find((r) => r.id === id)!.revoked).toMatch(/^\d{4}-\d\d-\d\dT/);
-
-    expect((await runCli(['keys', 'revoke', '999999'], env)).code).toBe(2);
-    expect((await runCli(['keys', 'create', '--plan', 'gold'], env)).stderr).toContain('--plan is required: one of free, pro, business, enterprise');
-    expect((await runCli(['keys', 'create', '--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'], env)).code).toBe(2);
-    expect((await runCli(['keys', 'frobnicate'], env)).code).toBe(2);
-  });
-
-  const listed = async () => JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-  const near = (iso: string | undefined, ms: number) => Math.abs(Date.parse(iso ?? '') - ms) < 60_000;
-
-  it('creates keys that expire after a duration or at a time, and lists when', async () => {
-    const inThirty = await runCli(['keys', 'create', '--plan', 'free', '--label', 'thirty days', '--expires-in', '30d'], env);
-    expect(inThirty.code, inThirty.stderr).toBe(0);
-    expect(inThirty.stdout.trim()).toMatch(KEY_FORMAT);
-    expect(inThirty.stderr).toMatch(/^Created key \d+ \(free, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)/);
-    const at = await runCli(['keys', 'create', '--plan', 'pro', '--label', 'new year', '--expires-at', '2027-01-01T00:00:00Z'], env);
-    expect(at.code, at.stderr).toBe(0);
-    const rows = await listed();
-    expect(near(rows.find((r) => r.label === 'thirty days')?.expires, Date.now() + 30 * 86_400_000)).toBe(true);
-    expect(rows.find((r) => r.label === 'new year')).toMatchObject({ expires: '2027-01-01T00:00:00Z', 'replaced by': '-' });
-
-    for (const [args, message] of [
-      [['--expires-in', '30d', '--expires-at', '2027-01-01'], 'not both'],
-      [['--expires-in', '30'], '--expires-in must be a duration above 0'],
-      [['--expires-in', '0'], '--expires-in must be a duration above 0'],
-      [['--expires-at', '2027-01-01T00:00:00'], '--expires-at must be a time with its zone'],
-      [['--expires-at', '2020-01-01'], '--expires-at must lie ahead; 2020-01-01T00:00:00Z has passed'],
-    ] as const) {
-      const refused = await runCli(['keys', 'create', '--plan', 'free', ...args], env);
-      expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(message);
-    }
-  });
-
-  it('rolls a key: prints a new key with the same label, plan and limits, and both work until the grace ends', { timeout: 120_000 }, async () => {
-    const created = await runCli(
-      ['keys', 'create', '--plan', 'enterprise', '--label', 'to roll', '--per-minute', '5000', '--per-day', '2000000'],
-      env,
-    );
-    const oldKey = created.stdout.trim();
-    const oldId = (await listed()).find((r) => r.label === 'to roll')!.id!;
-    const rolled = await runCli(['keys', 'roll', oldId, '--grace', '24h'], env);
-    expect(rolled.code, rolled.stderr).toBe(0);
-    const newKey = rolled.stdout.trim();
-    expect(newKey).toMatch(KEY_FORMAT);
-    expect(newKey).not.toBe(oldKey);
-    expect(rolled.stderr).toMatch(new RegExp(`^Rolled key ${oldId} into key \\d+ \\(enterprise\\)\\. Key ${oldId} works until \\S+Z\\.`));
-
-    const rows = (await listed()).filter((r) => r.label === 'to roll');
-    expect(rows).toHaveLength(2);
-    const [old, fresh] = rows as [Record<string, string>, Record<string, string>];
-    expect(old['replaced by']).toBe(fresh.id);
-    expect(near(old.expires, Date.now() + 86_400_000)).toBe(true);
-    expect(fresh).toMatchObject({ plan: 'enterprise', 'per minute': '5000', 'per day': '2000000', expires: '-', 'last used': '-' });
-
-    const service = await openPetStore({ databaseUrl: env.DATABASE_URL, dataDir: env.PETSTORE_DATA_DIR, rateLimitStore: 'none' });
-    try {
-      for (const key of [oldKey, newKey]) {
-        await expect(service.store.listPets({ limit: 1 }, { apiKey: key })).resolves.toMatchObject({ data: expect.any(Array) });
+    it('explains itself with --help', async () => {
+      const { code, stdout } = await runCli(['--help'], env);
+      expect(code).toBe(0);
+      for (const command of ['create --plan', 'list', 'revoke ID', 'set-limits ID', 'roll ID [--grace DURATION]', '--expires-in', '--expires-at']) {
+        expect(stdout).toContain(command);
       }
-      await vi.waitFor(async () => {
-        const used = (await service.store.apiKeys.list()).find((k) => String(k.id) === fresh.id);
-        expect(used?.lastUsedAt).not.toBeNull();
-      });
-    } finally {
-      await service.close();
-    }
-    expect((await listed()).find((r) => r.id === fresh.id)!['last used']).toMatch(/^\d{4}-\d\d-\d\dT/);
+    });
 
-    const again = await runCli(['keys', 'roll', oldId], env);
-    expect(again.code).toBe(2);
-    expect(again.stderr).toContain('was already rolled');
-    expect((await runCli(['keys', 'roll', '999999'], env)).stderr).toContain('No key with ID 999999');
-    expect((await runCli(['keys', 'roll', fresh.id!, '--grace', '1y'], env)).stderr).toContain('--grace must be a duration');
+    it('creates a key, prints it once, and lists it without the secret', async () => {
+      const created = await runCli(['keys', 'create', '--plan', 'pro', '--label', 'mobile app'], env);
+      expect(created.code, created.stderr).toBe(0);
+      const key = created.stdout.trim();
+      expect(key).toMatch(KEY_FORMAT);
+      const listed = await runCli(['keys', 'list', '--json'], env);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).not.toContain(key);
+      expect(listed.stdout).not.toContain(key.slice(4, 20));
+      expect(JSON.parse(listed.stdout)).toContainEqual(
+        expect.objectContaining({ label: 'mobile app', plan: 'pro', 'per minute': '300', 'per day': '10000', 'last used': '-', revoked: '-' }),
+      );
+      const table = await runCli(['keys', 'list'], env);
+      expect(table.stdout).toMatch(/^ID\s+LABEL\s+PLAN\s+PER MINUTE\s+PER DAY\s+CREATED\s+LAST USED\s+REVOKED\s+EXPIRES\s+REPLACED BY\s+DEPRECATED CALLS\s+LAST DEPRECATED CALL\n/);
+    });
 
-    const now = await runCli(['keys', 'roll', fresh.id!, '--grace', '0', '--expires-in', '7d'], env);
-    expect(now.code, now.stderr).toBe(0);
-    const after = await listed();
-    expect(near(after.find((r) => r.id === fresh.id)!.expires, Date.now())).toBe(true);
-    const newest = after.find((r) => r.id === after.find((x) => x.id === fresh.id)!['replaced by']);
-    expect(near(newest?.expires, Date.now() + 7 * 86_400_000)).toBe(true);
-  });
+    it('sets the limits of an enterprise key and refuses them for other plans', async () => {
+      const enterprise = await runCli(['keys', 'create', '--plan', 'enterprise', '--label', 'big customer'], env);
+      const free = await runCli(['keys', 'create', '--plan', 'free', '--label', 'small'], env);
+      const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
+      const idOf = (label: string) => rows.find((r) => r.label === label)!.id!;
+      expect(enterprise.code + free.code).toBe(0);
+
+      const set = await runCli(['keys', 'set-limits', idOf('big customer'), '--per-minute', '5', '--per-day', '7'], env);
+      expect(set.code, set.stderr).toBe(0);
+      const after = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
+      expect(after.find((r) => r.label === 'big customer')).toMatchObject({ 'per minute': '5', 'per day': '7' });
+
+      const refused = await runCli(['keys', 'set-limits', idOf('small'), '--per-minute', '5', '--per-day', '7'], env);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('not an enterprise key');
+    });
+
+    it('revokes a key and reports unknown ids and bad input with exit code 2', async () => {
+      const created = await runCli(['keys', 'create', '--plan', 'free', '--label', 'to revoke'], env);
+      expect(created.code).toBe(0);
+      const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
+      const id = rows.find((r) => r.label === 'to revoke')!.id!;
+      const revoked = await runCli(['keys', 'revoke', id], env);
+      expect(revoked.code).toBe(0);
+      const after = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
+      expect(after.find((r) => r.id === id)!.revoked).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+      expect((await runCli(['keys', 'revoke', '999999'], env)).code).toBe(2);
+      expect((await runCli(['keys', 'create', '--plan', 'gold'], env)).stderr).toContain('--plan is required: one of free, pro, business, enterprise');
+      expect((await runCli(['keys', 'create', '--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'], env)).code).toBe(2);
+      expect((await runCli(['keys', 'frobnicate'], env)).code).toBe(2);
+    });
+
+    const listed = async () => JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
+    const near = (iso: string | undefined, ms: number) => Math.abs(Date.parse(iso ?? '') - ms) < 60_000;
+
+    it('creates keys that expire after a duration or at a time, and lists when', async () => {
+      const inThirty = await runCli(['keys', 'create', '--plan', 'free', '--label', 'thirty days', '--expires-in', '30d'], env);
+      expect(inThirty.code, inThirty.stderr).toBe(0);
+      expect(inThirty.stdout.trim()).toMatch(KEY_FORMAT);
+      expect(inThirty.stderr).toMatch(/^Created key \d+ \(free, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)/);
+      const at = await runCli(['keys', 'create', '--plan', 'pro', '--label', 'new year', '--expires-at', '2027-01-01T00:00:00Z'], env);
+      expect(at.code, at.stderr).toBe(0);
+      const rows = await listed();
+      expect(near(rows.find((r) => r.label === 'thirty days')?.expires, Date.now() + 30 * 86_400_000)).toBe(true);
+      expect(rows.find((r) => r.label === 'new year')).toMatchObject({ expires: '2027-01-01T00:00:00Z', 'replaced by': '-' });
+
+      for (const [args, message] of [
+        [['--expires-in', '30d', '--expires-at', '2027-01-01'], 'not both'],
+        [['--expires-in', '30'], '--expires-in must be a duration above 0'],
+        [['--expires-in', '0'], '--expires-in must be a duration above 0'],
+        [['--expires-at', '2027-01-01T00:00:00'], '--expires-at must be a time with its zone'],
+        [['--expires-at', '2020-01-01'], '--expires-at must lie ahead; 2020-01-01T00:00:00Z has passed'],
+      ] as const) {
+        const refused = await runCli(['keys', 'create', '--plan', 'free', ...args], env);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toContain(message);
+      }
+    });
+
+    it('rolls a key: prints a new key with the same label, plan and limits, and both work until the grace ends', { timeout: 120_000 }, async () => {
+      const created = await runCli(
+        ['keys', 'create', '--plan', 'enterprise', '--label', 'to roll', '--per-minute', '5000', '--per-day', '2000000'],
+        env,
+      );
+      const oldKey = created.stdout.trim();
+      const oldId = (await listed()).find((r) => r.label === 'to roll')!.id!;
+      const rolled = await runCli(['keys', 'roll', oldId, '--grace', '24h'], env);
+      expect(rolled.code, rolled.stderr).toBe(0);
+      const newKey = rolled.stdout.trim();
+      expect(newKey).toMatch(KEY_FORMAT);
+      expect(newKey).not.toBe(oldKey);
+      expect(rolled.stderr).toMatch(new RegExp(`^Rolled key ${oldId} into key \\d+ \\(enterprise\\)\\. Key ${oldId} works until \\S+Z\\.`));
+
+      const rows = (await listed()).filter((r) => r.label === 'to roll');
+      expect(rows).toHaveLength(2);
+      const [old, fresh] = rows as [Record<string, string>, Record<string, string>];
+      expect(old['replaced by']).toBe(fresh.id);
+      expect(near(old.expires, Date.now() + 86_400_000)).toBe(true);
+      expect(fresh).toMatchObject({ plan: 'enterprise', 'per minute': '5000', 'per day': '2000000', expires: '-', 'last used': '-' });
+
+      const service = await openPetStore({ databaseUrl: env.DATABASE_URL, dataDir: env.PETSTORE_DATA_DIR, rateLimitStore: 'none' });
+      try {
+        for (const key of [oldKey, newKey]) {
+          await expect(service.store.listPets({ limit: 1 }, { apiKey: key })).resolves.toMatchObject({ data: expect.any(Array) });
+        }
+        await vi.waitFor(async () => {
+          const used = (await service.store.apiKeys.list()).find((k) => String(k.id) === fresh.id);
+          expect(used?.lastUsedAt).not.toBeNull();
+        });
+      } finally {
+        await service.close();
+      }
+      expect((await listed()).find((r) => r.id === fresh.id)!['last used']).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+      const again = await runCli(['keys', 'roll', oldId], env);
+      expect(again.code).toBe(2);
+      expect(again.stderr).toContain('was already rolled');
+      expect((await runCli(['keys', 'roll', '999999'], env)).stderr).toContain('No key with ID 999999');
+      expect((await runCli(['keys', 'roll', fresh.id!, '--grace', '1y'], env)).stderr).toContain('--grace must be a duration');
+
+      const now = await runCli(['keys', 'roll', fresh.id!, '--grace', '0', '--expires-in', '7d'], env);
+      expect(now.code, now.stderr).toBe(0);
+      const after = await listed();
+      expect(near(after.find((r) => r.id === fresh.id)!.expires, Date.now())).toBe(true);
+      const newest = after.find((r) => r.id === after.find((x) => x.id === fresh.id)!['replaced by']);
+      expect(near(newest?.expires, Date.now() + 7 * 86_400_000)).toBe(true);
+    });
   });
 });
 
