@@ -23,7 +23,6 @@ export const serverDatabases: { name: string; env(): Promise<{ env: Record<strin
     : []),
 ];
 
-/** What a legitimate client saw: every answer's status and how long each took (ms). */
 /** The enterprise key of the legitimate client every batch attack runs beside. */
 export const LEGIT_KEY = 'hostile-legit-key-0123456789';
 
@@ -47,6 +46,7 @@ export function serveForSuite(database: (typeof serverDatabases)[number], moreKe
   return served;
 }
 
+/** What a legitimate client saw: every answer's status and how long each took (ms). */
 export interface Served {
   statuses: number[];
   latencies: number[];
