@@ -76,6 +76,12 @@ describe('the configuration', () => {
     expect(message).toContain('entry 3: only an enterprise key may add limits');
   });
 
+  it('says why a key that starts with psk_ but was not made by the key tool is refused', () => {
+    expect(problemsOf({ PETSTORE_API_KEYS: 'psk_my-own-key-of-any-length:enterprise' })).toContain(
+      'entry 1: the key must be 16 to 255 visible ASCII characters other than ":" and ","; one starting with "psk_" must be a key made by the key tool',
+    );
+  });
+
   it('reads PETSTORE_TRUST_PROXY as false, true, a hop count or a list of proxies, and refuses anything else', () => {
     expect(loadConfig({ PETSTORE_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ PETSTORE_TRUST_PROXY: 'true' }).trustProxy).toBe(true);

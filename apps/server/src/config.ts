@@ -31,7 +31,10 @@ function parseApiKeys(text: string, ctx: z.RefinementCtx): ConfiguredApiKey[] {
     const [key = '', plan = '', perMinute, perDay, ...rest] = entry.trim().split(':');
     const where = `entry ${index + 1}`;
     if (!isWellFormedApiKey(key)) {
-      ctx.addIssue({ code: 'custom', message: `${where}: the key must be 16 to 255 visible ASCII characters other than ":" and ","` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `${where}: the key must be 16 to 255 visible ASCII characters other than ":" and ","; one starting with "psk_" must be a key made by the key tool`,
+      });
     } else if (!(PLAN_NAMES as readonly string[]).includes(plan)) {
       ctx.addIssue({ code: 'custom', message: `${where}: plan must be one of ${PLAN_NAMES.join(', ')}` });
     } else if (rest.length || ((perMinute !== undefined || perDay !== undefined) && plan !== 'enterprise')) {
