@@ -1,4 +1,4 @@
-import { PLAN_NAMES, isWellFormedApiKey, type PlanName } from '@petstore/core';
+import { CONFIGURED_API_KEY_RULE, PLAN_NAMES, isWellFormedApiKey, type PlanName } from '@petstore/core';
 import type { ConfiguredApiKey, CorsOrigins, HostRedirect, TrustProxy } from '@petstore/embed';
 import { compileTrust } from '@petstore/http';
 import { isIP } from 'node:net';
@@ -31,10 +31,7 @@ function parseApiKeys(text: string, ctx: z.RefinementCtx): ConfiguredApiKey[] {
     const [key = '', plan = '', perMinute, perDay, ...rest] = entry.trim().split(':');
     const where = `entry ${index + 1}`;
     if (!isWellFormedApiKey(key)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `${where}: the key must be 16 to 255 visible ASCII characters other than ":" and ","; one starting with "psk_" must be a key made by the key tool`,
-      });
+      ctx.addIssue({ code: 'custom', message: `${where}: the key ${CONFIGURED_API_KEY_RULE}` });
     } else if (!(PLAN_NAMES as readonly string[]).includes(plan)) {
       ctx.addIssue({ code: 'custom', message: `${where}: plan must be one of ${PLAN_NAMES.join(', ')}` });
     } else if (rest.length || ((perMinute !== undefined || perDay !== undefined) && plan !== 'enterprise')) {

@@ -29,7 +29,7 @@ export {
   type Outcome,
   type CountedRequest,
 } from './service/pet-store.js';
-export { generateApiKey, hashApiKey, isWellFormedApiKey } from './auth/api-key-format.js';
+export { CONFIGURED_API_KEY_RULE, generateApiKey, hashApiKey, isWellFormedApiKey } from './auth/api-key-format.js';
 export {
   createApiKeyStore,
   MAX_GRACE_MS,

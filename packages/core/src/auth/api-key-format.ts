@@ -26,6 +26,13 @@ export function generateApiKey(): string {
 }
 
 /**
+ * What {@link isWellFormedApiKey} asks of a key given in configuration, in words, for the messages that refuse one.
+ * @example throw new RangeError(`A configured API key ${CONFIGURED_API_KEY_RULE}.`)
+ */
+export const CONFIGURED_API_KEY_RULE =
+  'must be 16 to 255 visible ASCII characters other than ":" and ","; one starting with "psk_" must be a key made by the key tool';
+
+/**
  * Whether a token can be a key at all, without a database look-up: a `psk_` key must carry a valid checksum,
  * any other must fit the configured-key alphabet.
  * @example isWellFormedApiKey('psk_nope') // false

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { systemClock, type Clock } from '../clock.js';
 import type { Database } from '../storage/database.js';
-import { generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-format.js';
+import { CONFIGURED_API_KEY_RULE, generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 import { PLAN_NAMES, plans, type Limits, type PlanName } from './plans.js';
 import { schemaName, storeDatabase, type StoreSchema } from '../storage/schema.js';
 
@@ -209,9 +209,7 @@ export function createApiKeyStore(hostDb: Kysely<Database>, options: { clock?: C
       assertPlan(plan);
       if (limits) assertLimits(limits);
       if (!isWellFormedApiKey(key)) {
-        throw new RangeError(
-          'A configured API key must be 16 to 255 visible ASCII characters other than ":" and ","; one starting with "psk_" must be a key made by the key tool.',
-        );
+        throw new RangeError(`A configured API key ${CONFIGURED_API_KEY_RULE}.`);
       }
       const values = {
         plan,

@@ -176,4 +176,12 @@ describe.each(testDatabases)('the lifecycle of API keys on $name', (database) =>
     const unknown = await refusal(store.listPets({ limit: 1 }, { apiKey: 'never-issued-key-0123456789' }));
     expect(unknown.message).toBe('The API key is unknown, revoked or malformed.');
   });
+
+  it('refuses to keep a configured key that no token could match, saying what a key must be', async () => {
+    for (const key of ['short-key', 'psk_not-one-the-key-tool-made-0123456789']) {
+      await expect(keys.ensure(key, { plan: 'free' })).rejects.toThrow(
+        'A configured API key must be 16 to 255 visible ASCII characters other than ":" and ","; one starting with "psk_" must be a key made by the key tool.',
+      );
+    }
+  });
 });
