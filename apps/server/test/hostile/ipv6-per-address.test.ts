@@ -25,6 +25,9 @@ describe('clients on IPv6 without a valid key', () => {
     fetch(`${base()}/v1/pets`, { headers: { 'x-forwarded-for': address, ...(key ? { authorization: `Bearer ${key}` } : {}) } });
 
   it('are counted by their /64, while a key known in it and clients of other networks are served', async () => {
+    // The address limit counts per clock minute: start the 70 requests where they cannot cross into the next one.
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 20_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
     expect((await from('2001:db8:1:1::5', KEY)).status).toBe(200);
     const statuses: number[] = [];
     for (let i = 0; i < 70; i++) statuses.push((await from(`2001:db8:1:1:${(0x1000 + i).toString(16)}::1`)).status);
