@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
+import { killAtExit } from '@petstore/testing';
 import { recipe } from './doc-recipes.js';
 import { freePort } from './haproxy.js';
 
@@ -63,7 +64,7 @@ export async function startCaddy(upstream: string, askUrl: string): Promise<Cadd
   let log = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
-  process.once('exit', () => child.kill('SIGKILL'));
+  killAtExit(child);
   // Ready once it accepts TLS connections on its HTTPS port.
   const deadline = Date.now() + 15_000;
   for (;;) {

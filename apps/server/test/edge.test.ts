@@ -4,6 +4,8 @@ import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
 
 const KEY = 'the-one-real-key-0123456789';
+/** One minute's window throughout, wherever the run falls on the wall clock: the counts below must not straddle two. */
+const clock = { now: () => Date.parse('2026-11-21T12:00:10Z') };
 
 /** A request with headers fetch will not send (Host) and any method. */
 function send(url: string, path: string, headers: Record<string, string>, method = 'GET') {
@@ -31,6 +33,7 @@ describe('the trust rules at the edge, without a proxy', () => {
         PETSTORE_API_KEYS: `${KEY}:free`,
         PETSTORE_PUBLIC_URL: 'https://api.example.com/v1',
       }),
+      { clock },
     );
   });
   afterAll(() => running.close());
@@ -94,6 +97,7 @@ describe('the trust rules at the edge, behind one trusted proxy', () => {
         PETSTORE_API_KEYS: `${KEY}:free`,
         PETSTORE_TRUST_PROXY: 'true',
       }),
+      { clock },
     );
   });
   afterAll(() => running.close());
@@ -130,6 +134,7 @@ describe('the address limit and a key that has succeeded from that address', () 
   beforeAll(async () => {
     running = await startServer(
       loadConfig({ PORT: '0', PETSTORE_DATA_DIR: 'memory://', PETSTORE_API_KEYS: `${PROBE}:pro` }),
+      { clock },
     );
   });
   afterAll(() => running.close());

@@ -1,6 +1,6 @@
 import { migrateToLatest } from '@petstore/core';
 import { openDatabase } from '@petstore/embed';
-import { databaseUrl, scratchPostgres } from '@petstore/testing';
+import { databaseUrl, minuteWithRoom, scratchPostgres } from '@petstore/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haproxyInstalled, send, startHaproxy, type Answer, type Balancer } from './haproxy.js';
@@ -81,8 +81,7 @@ describe.skipIf(unsupported)('a fleet of three instances behind HAProxy, on one 
 
   it('counts a free key exactly across the instances: 60 of 75 concurrent requests', async () => {
     const key = await newKey('free', 'burst');
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    await minuteWithRoom(10);
     const statuses = await Promise.all(
       Array.from({ length: 75 }, () => through('/v1/pets?limit=1', { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status)),
     );

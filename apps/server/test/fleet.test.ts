@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { databaseUrl, openTestRedis, redisUrl, scratchPostgres } from '@petstore/testing';
+import { databaseUrl, minuteWithRoom, openTestRedis, redisUrl, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haproxyInstalled, send, startHaproxy, type Balancer } from './haproxy.js';
 import { runCli, startProcess, type ServerProcess } from './helpers.js';
@@ -43,8 +43,7 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
 
   it('counts a free key exactly across the instances: 60 of 75 concurrent requests', async () => {
     const key = await newKey('free', 'burst');
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    await minuteWithRoom(10);
     const statuses = await Promise.all(
       Array.from({ length: 75 }, () => send(port, '/v1/pets?limit=1', { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status)),
     );
@@ -94,6 +93,7 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
   it('limits requests without a key by the address the balancer forwards, not one the client writes', async () => {
     const from = (address: string, written: string) =>
       send(port, '/v1/pets', { from: address, headers: { 'x-forwarded-for': written } }).then((r) => [r.status, Number(r.headers['x-ratelimit-remaining'])] as const);
+    await minuteWithRoom(10);
     const statuses: number[] = [];
     for (let i = 0; i < 62; i++) statuses.push((await from('127.0.0.3', `198.51.100.${i}`))[0]);
     expect(statuses.filter((status) => status === 401)).toHaveLength(60);
@@ -110,8 +110,7 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
     const madeUp = (i: number) => send(port, '/v1/pets', { from, headers: { authorization: `Bearer made-up-key-${i}-0000000000` } });
     const dayRemaining = (answer: { headers: Record<string, string | string[] | undefined> }) =>
       Number(/"day";r=(\d+)/.exec(String(answer.headers['ratelimit']))?.[1]);
-    const intoMinute = Date.now() % 60_000;
-    if (intoMinute > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    await minuteWithRoom(15);
     // Round robin: the key succeeds on one instance; the made-up keys then arrive on all three.
     const first = await withKey();
     expect(first.status).toBe(200);

@@ -6,6 +6,7 @@ import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { killAtExit } from '@petstore/testing';
 import { recipe } from './doc-recipes.js';
 
 /** Whether HAProxy is installed (`.ci/install-haproxy.sh`). */
@@ -130,7 +131,7 @@ export async function startHaproxy(urls: string[]): Promise<Balancer> {
   const balancer: ChildProcess = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   balancer.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
-  process.once('exit', () => balancer.kill('SIGKILL'));
+  killAtExit(balancer);
   for (let i = 0; ; i++) {
     const ready = await send(port, '/livez').then((r) => r.status === 200, () => false);
     if (ready) break;

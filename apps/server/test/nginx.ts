@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { killAtExit } from '@petstore/testing';
 import { recipe } from './doc-recipes.js';
 import { freePort, makeCertificate, send } from './haproxy.js';
 
@@ -62,7 +63,7 @@ export async function startNginx(urls: string[]): Promise<Nginx> {
   const child: ChildProcess = spawn('nginx', [...args, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
-  process.once('exit', () => child.kill('SIGKILL'));
+  killAtExit(child);
   for (let i = 0; ; i++) {
     const ready = await send(port, '/livez').then((r) => r.status === 200, () => false);
     if (ready) break;

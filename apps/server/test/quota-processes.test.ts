@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { databaseUrl, openTestRedis, redisUrl, scratchPostgres } from '@petstore/testing';
+import { databaseUrl, minuteWithRoom, openTestRedis, redisUrl, scratchPostgres } from '@petstore/testing';
 import { describe, expect, it } from 'vitest';
 import { startProcess } from './helpers.js';
 
@@ -24,8 +24,7 @@ describe.runIf(databaseUrl).each(limiters)('the shared $name limiter across two 
     const second = await startProcess(env);
     try {
       // The windows are real fixed minutes here: keep the burst away from a minute boundary.
-      const intoMinute = Date.now() % 60_000;
-      if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+      await minuteWithRoom(10);
       const statuses = await Promise.all(
         Array.from({ length: 75 }, (_, i) =>
           fetch(`${(i % 2 ? first : second).url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then(

@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createSocket } from 'node:dgram';
-import { stopChild } from './stop-child.js';
+import { killAtExit, stopChild } from './stop-child.js';
 
 /** The records a test's DNS server answers with; every other name under `.test` does not exist. */
 export interface DnsRecords {
@@ -76,7 +76,7 @@ export async function startDnsServer(records: DnsRecords = {}) {
       });
     });
     child = started;
-    process.once('exit', () => started.kill('SIGKILL'));
+    killAtExit(started);
   }
 
   async function stop() {

@@ -7,8 +7,10 @@ import { openDatabase, openRedis, type OpenDatabase } from '@petstore/drivers';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import { expect } from 'vitest';
-import { stopChild } from './stop-child.js';
+import { killAtExit, stopChild } from './stop-child.js';
 
+export { minuteWithRoom } from './minute-with-room.js';
+export { killAtExit } from './stop-child.js';
 export { operationRoutes, type OperationRoute } from './operation-routes.js';
 
 /** The drivers, for tests that open a database of their own. */
@@ -193,7 +195,7 @@ export async function startRedisServer(extraArgs: string[] = []) {
     started.stdout!.resume();
     child = started;
     // A test that times out must not leave its server behind.
-    process.once('exit', () => started.kill('SIGKILL'));
+    killAtExit(started);
   }
   async function stop() {
     const running = child;

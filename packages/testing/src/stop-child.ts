@@ -12,3 +12,14 @@ export async function stopChild(child: ChildProcess | undefined): Promise<void> 
   child.kill('SIGKILL');
   await once(child, 'exit');
 }
+
+/**
+ * Kills a server a test started if the test process exits first, and forgets it once the server is gone, so a file
+ * that starts many servers does not pile `exit` listeners onto its process.
+ * @example killAtExit(spawn('redis-server', args))
+ */
+export function killAtExit(child: ChildProcess): void {
+  const kill = () => child.kill('SIGKILL');
+  process.once('exit', kill);
+  child.once('close', () => process.off('exit', kill));
+}

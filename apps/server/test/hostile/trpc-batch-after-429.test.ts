@@ -1,6 +1,7 @@
+import { minuteWithRoom } from '@petstore/testing';
 import { describe, expect, it } from 'vitest';
 import { allPetIds, send, sleep } from '../faults/load.js';
-import { LEGIT_KEY, legitimateClient, minuteWithRoom, quantile, serveForSuite, serverDatabases, sideBySide } from './trpc-batch-attack.js';
+import { LEGIT_KEY, legitimateClient, quantile, serveForSuite, serverDatabases, sideBySide } from './trpc-batch-attack.js';
 
 // A client with a key of its own (free: 60 a minute) that pushes on with batches of 100 creates after its limit.
 // Every call of its batches counts, as every request with a valid key does, but none after a call refused with 429

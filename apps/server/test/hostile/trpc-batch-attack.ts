@@ -161,13 +161,3 @@ export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
-
-/**
- * Waits, if need be, until the current minute has at least `seconds` left, so that counts a test expects within one
- * fixed 60-second window (the server's real clock) do not straddle two.
- * @example await minuteWithRoom(20)
- */
-export async function minuteWithRoom(seconds: number): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < seconds * 1_000) await new Promise((resolve) => setTimeout(resolve, left + 200));
-}

@@ -1,6 +1,7 @@
+import { minuteWithRoom } from '@petstore/testing';
 import { describe, expect, it } from 'vitest';
 import { sleep } from '../faults/load.js';
-import { attack, cpuMs, LEGIT_KEY, legitimateClient, minuteWithRoom, quantile, serveForSuite, serverDatabases, sideBySide } from './trpc-batch-attack.js';
+import { attack, cpuMs, LEGIT_KEY, legitimateClient, quantile, serveForSuite, serverDatabases, sideBySide } from './trpc-batch-attack.js';
 
 // Key-less batches of the most calls a batch may hold (100), plain and streamed, from several connections at once.
 // Each was run call by call: 100 calls counted against the address and 100 envelopes written. Now each batch is one

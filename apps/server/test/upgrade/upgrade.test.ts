@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MIGRATION_TABLE, RELEASE_TABLE } from '@petstore/core';
 import { openDatabase } from '@petstore/embed';
-import { databaseUrl, scratchPostgres } from '@petstore/testing';
+import { databaseUrl, minuteWithRoom, scratchPostgres } from '@petstore/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPetIds, sleep, startLoad } from '../faults/load.js';
@@ -84,8 +84,7 @@ async function writeWithPreviousRelease(previous: PreviousRelease, server: Serve
     expect((await fetch(`${server.url}/v1/pets?limit=1`, { headers: auth(KEYS.enterprise) })).status).toBe(200);
   }
   // Thirteen requests in one minute window: keep them away from a minute's end.
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 55_000) await sleep(60_500 - intoMinute);
+  await minuteWithRoom(5);
   const statuses = [];
   for (let i = 0; i < 13; i++) statuses.push((await fetch(`${server.url}/v1/pets?limit=1`, { headers: auth(KEYS.banned) })).status);
   expect(statuses.slice(0, 2)).toEqual([200, 200]);
