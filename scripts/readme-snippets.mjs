@@ -118,7 +118,8 @@ async function checkHostDatabase(project) {
     });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
-    const code = await new Promise((resolve) => child.once('exit', resolve));
+    // 'close', not 'exit': by then all it printed has been read.
+    const code = await new Promise((resolve) => child.once('close', resolve));
     if (code !== 0 || out.trim() !== 'Rex') throw new Error(`host-database exited with ${code}, printing ${JSON.stringify(out)}`);
     console.log("readme-snippets: host-database runs the store on the host's pool and Migrator, in schema petstore");
     // The README's key tool commands for hosts, as written, on that database and schema.
@@ -129,7 +130,7 @@ async function checkHostDatabase(project) {
     });
     let printed = '';
     keys.stdout.on('data', (chunk) => (printed += chunk));
-    const keysCode = await new Promise((resolve) => keys.once('exit', resolve));
+    const keysCode = await new Promise((resolve) => keys.once('close', resolve));
     if (keysCode !== 0 || !/^psk_/m.test(printed) || !printed.includes('Key 1 revoked.')) {
       throw new Error(`the host-keys commands exited with ${keysCode}, printing ${JSON.stringify(printed)}`);
     }

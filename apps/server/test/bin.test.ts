@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { constants } from 'node:fs';
 import { access, copyFile, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { outputOf } from '@petstore/testing';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -13,11 +13,7 @@ const launcher = fileURLToPath(new URL('../bin/petstore.js', import.meta.url));
 
 async function run(file: string, args: string[]) {
   const child = spawn(file, args, { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const [code] = await once(child, 'exit');
+  const { code, stdout, stderr } = await outputOf(child);
   return { code: code as number, stdout, stderr };
 }
 

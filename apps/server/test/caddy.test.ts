@@ -4,10 +4,9 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { dnsmasqInstalled, startDnsServer } from '@petstore/testing';
+import { dnsmasqInstalled, freePort, startDnsServer } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caddyInstalled, caddyRecipe, startCaddy, type Caddy } from './caddy.js';
-import { freePort } from './haproxy.js';
 
 const run = promisify(execFile);
 import { runCli, startProcess, type ServerProcess } from './helpers.js';

@@ -4,9 +4,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
-import { killAtExit } from '@petstore/testing';
+import { freePort, killAtExit } from '@petstore/testing';
 import { recipe } from './doc-recipes.js';
-import { freePort } from './haproxy.js';
 
 /** Whether Caddy is installed (`.ci/install-caddy.sh`). */
 export const caddyInstalled = (() => {

@@ -3,10 +3,9 @@ import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { killAtExit } from '@petstore/testing';
+import { freePort, killAtExit } from '@petstore/testing';
 import { recipe } from './doc-recipes.js';
 
 /** Whether HAProxy is installed (`.ci/install-haproxy.sh`). */
@@ -18,20 +17,6 @@ export const haproxyInstalled = (() => {
     return false;
   }
 })();
-
-/**
- * A free TCP port of 127.0.0.1, for a program that cannot be told to take port 0.
- * @example const port = await freePort()
- */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** An answer as `send` reads it. */
 export interface Answer {

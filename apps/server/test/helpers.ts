@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { outputOf } from '@petstore/testing';
 
 /** The built entry points; `npm test` builds first. */
 export const mainJs = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -12,6 +13,8 @@ export interface ServerProcess {
   url: string;
   stdout: () => string;
   stderr: () => string;
+  /** Settles once the process has ended and all it printed has been read. */
+  closed: Promise<void>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -34,6 +37,11 @@ export async function startProcess(
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  // 'close', not 'exit': 'exit' can come while the last of its output is still in the pipes.
+  const closed = once(child, 'close').then(
+    () => {},
+    () => {},
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       // Nothing a test started may outlive it.
@@ -49,9 +57,9 @@ export async function startProcess(
       }
     };
     child.stdout!.on('data', check);
-    child.once('exit', (code) => {
+    void closed.then(() => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${out}\n${err}`));
+      reject(new Error(`server exited with ${child.exitCode ?? child.signalCode}:\n${out}\n${err}`));
     });
   });
   return {
@@ -59,12 +67,12 @@ export async function startProcess(
     url,
     stdout: () => out,
     stderr: () => err,
+    closed,
     async stop(signal = 'SIGTERM') {
-      // A process ended by a signal keeps exitCode null: check signalCode too, or this would wait forever.
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      child.kill(signal);
-      const [code] = await once(child, 'exit');
-      return code as number | null;
+      // A process ended by a signal keeps exitCode null: check signalCode too, or it would be signalled again.
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await closed;
+      return child.exitCode;
     },
   };
 }
@@ -78,10 +86,6 @@ export async function runCli(args: string[], env: Record<string, string>, cli = 
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const [code] = await once(child, 'exit');
+  const { code, stdout, stderr } = await outputOf(child);
   return { code: code as number, stdout, stderr };
 }

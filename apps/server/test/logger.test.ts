@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { outputOf } from '@petstore/testing';
 import { describe, expect, it } from 'vitest';
 
 const loggerJs = fileURLToPath(new URL('../dist/logger.js', import.meta.url));
@@ -9,9 +10,7 @@ const loggerJs = fileURLToPath(new URL('../dist/logger.js', import.meta.url));
 async function run(script: string) {
   const code = `const { createLogger } = await import(${JSON.stringify(loggerJs)}); ${script}`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  const [exitCode] = await once(child, 'exit');
+  const { code: exitCode, stdout: out } = await outputOf(child);
   return { exitCode, lines: out.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>) };
 }
 

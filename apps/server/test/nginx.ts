@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { killAtExit } from '@petstore/testing';
+import { freePort, killAtExit } from '@petstore/testing';
 import { recipe } from './doc-recipes.js';
-import { freePort, makeCertificate, send } from './haproxy.js';
+import { makeCertificate, send } from './haproxy.js';
 
 /** Whether nginx is installed (`.ci/install-nginx.sh`). */
 export const nginxInstalled = (() => {

@@ -4,8 +4,8 @@ import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '@petstore/testing';
 import { recipe } from './doc-recipes.js';
-import { freePort } from './haproxy.js';
 
 const run = promisify(execFile);
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseUrl, scratchPostgres } from '@petstore/testing';
+import { databaseUrl, outputOf, scratchPostgres } from '@petstore/testing';
 import { allPetIds, send, sleep, type Outcome } from './faults/load.js';
 import { mainJs, startProcess } from './helpers.js';
 
@@ -75,8 +75,8 @@ describe('the service process on the embedded database', () => {
     const answer = await response;
     expect(answer.status).toBe(201);
     expect(JSON.parse(answer.body)).toMatchObject({ name: 'Late', categoryId: 1, status: 'available' });
-    const [code] = await once(server.child, 'exit');
-    expect(code).toBe(0);
+    await server.closed;
+    expect(server.child.exitCode).toBe(0);
     expect(server.stdout()).toContain('"msg":"Stopped"');
   });
 
@@ -88,9 +88,7 @@ describe('the service process on the embedded database', () => {
 
   it('stops at start-up with a clear message when a setting is bad', async () => {
     const child = spawn(process.execPath, [mainJs], { env: { PATH: process.env.PATH ?? '', PORT: 'eighty', PETSTORE_TRUST_PROXY: 'perhaps' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const [code] = await once(child, 'exit');
+    const { code, stderr } = await outputOf(child);
     expect(code).toBe(1);
     expect(stderr).toContain('Invalid configuration:');
     expect(stderr).toContain('PORT: must be a whole number');

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { outputOf } from '@petstore/testing';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -27,11 +27,7 @@ describe("the README's key tool example", () => {
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, PETSTORE_DATA_DIR: dir },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      const [code] = await once(child, 'exit');
+      const { code, stdout, stderr } = await outputOf(child);
       expect(code, stderr).toBe(0);
       expect(stdout).toMatch(/Usage: petstore keys/);
       expect(stdout.match(/^psk_[0-9A-Za-z]{38}$/gm)).toHaveLength(4); // three creates and a roll

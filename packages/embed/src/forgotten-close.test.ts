@@ -21,7 +21,8 @@ async function secondsToExit(dataDir: string): Promise<number> {
     if (chunk.toString().includes('done')) doneAt = Date.now();
   });
   const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  const [code, signal] = await once(child, 'exit');
+  // 'close', not 'exit': by then its `done` has been read, however late the pipe was read.
+  const [code, signal] = await once(child, 'close');
   clearTimeout(killer);
   expect({ code, signal, done: doneAt > 0 }).toEqual({ code: 0, signal: null, done: true });
   return (Date.now() - doneAt) / 1000;

@@ -32,7 +32,8 @@ function openInChild(dataDir: string) {
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as string | null }));
+  // 'close', not 'exit': by then all it printed has been read.
+  const exited = once(child, 'close').then(([code, signal]) => ({ code: code as number | null, signal: signal as string | null }));
   return {
     child,
     exited,

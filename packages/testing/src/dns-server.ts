@@ -1,6 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createSocket } from 'node:dgram';
+import { freePort } from './free-port.js';
 import { killAtExit, stopChild } from './stop-child.js';
 
 /** The records a test's DNS server answers with; every other name under `.test` does not exist. */
@@ -21,15 +20,6 @@ export const dnsmasqInstalled = (() => {
   }
 })();
 
-async function freeUdpPort(): Promise<number> {
-  const socket = createSocket('udp4');
-  socket.bind(0, '127.0.0.1');
-  await once(socket, 'listening');
-  const { port } = socket.address();
-  await new Promise<void>((resolve) => socket.close(() => resolve()));
-  return port;
-}
-
 /**
  * A dnsmasq of the test's own on 127.0.0.1 and a free port, authoritative for `.test` and asking nobody else;
  * `set` replaces its records (it restarts on the same port, as dnsmasq rereads CNAMEs only at start). Needs
@@ -37,7 +27,7 @@ async function freeUdpPort(): Promise<number> {
  * @example const dns = await startDnsServer({ cnames: [['shop.example.test', 'edge.platform.test']] }); dns.server // '127.0.0.1:40123'
  */
 export async function startDnsServer(records: DnsRecords = {}) {
-  const port = await freeUdpPort();
+  const port = await freePort();
   let child: ChildProcess | undefined;
 
   async function start(current: DnsRecords) {

@@ -1,17 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { migrateToLatest, PetStoreError } from '@petstore/core';
 import { openDatabase, openRedis, type OpenDatabase } from '@petstore/drivers';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import { expect } from 'vitest';
+import { freePort } from './free-port.js';
 import { killAtExit, stopChild } from './stop-child.js';
 
+export { freePort } from './free-port.js';
 export { minuteWithRoom } from './minute-with-room.js';
 export { killAtExit } from './stop-child.js';
 export { operationRoutes, type OperationRoute } from './operation-routes.js';
+export { outputOf, type Output } from './output-of.js';
 
 /** The drivers, for tests that open a database of their own. */
 export { openDatabase, type OpenDatabase } from '@petstore/drivers';
@@ -155,18 +156,8 @@ export async function openTestRedis(keyPrefix = `petstore_test_${randomBytes(6).
   };
 }
 
-async function freePort() {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
 /**
- * A redis-server process of the test's own, on a free loopback port, that the test may stop and start again (an
+ * A redis-server process of the test's own, on a free loopback port (kept while it is down), that the test may stop and start again (an
  * outage); it keeps nothing on disk; `extraArgs` go to redis-server. Needs `redis-server` on the PATH, as CI installs it.
  * @example const redis = await startRedisServer(); await redis.stop(); await redis.start(); await redis.stop()
  */

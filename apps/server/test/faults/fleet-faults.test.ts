@@ -1,7 +1,7 @@
-import { startRedisServer } from '@petstore/testing';
+import { freePort, startRedisServer } from '@petstore/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, haproxyInstalled, startHaproxy, type Balancer } from '../haproxy.js';
+import { haproxyInstalled, startHaproxy, type Balancer } from '../haproxy.js';
 import { startProcess, type ServerProcess } from '../helpers.js';
 import { pgbouncerUnsupported, startPgBouncer, type PgBouncer } from '../pgbouncer.js';
 import { send, sleep, startLoad, type Load, type Outcome } from './load.js';

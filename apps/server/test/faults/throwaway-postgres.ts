@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '@petstore/testing';
 
 const run = promisify(execFile);
 
@@ -41,14 +41,6 @@ export function throwawayPostgresUnsupported(): string | undefined {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'needs root on Linux to run a PostgreSQL cluster as the postgres user';
   if (!postgresBinaries()) return 'needs PostgreSQL server binaries in /usr/lib/postgresql/*/bin (apt-get install postgresql)';
   return undefined;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { databaseUrl, scratchPostgres } from '@petstore/testing';
+import { databaseUrl, outputOf, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcess, type ServerProcess } from '../helpers.js';
 
@@ -26,11 +25,7 @@ async function run(script: string, cwd: string, env: Record<string, string>) {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? cwd, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const [code] = await once(child, 'exit');
+  const { code, stdout, stderr } = await outputOf(child);
   expect(code, `${script}\n${stderr}`).toBe(0);
   return stdout;
 }
