@@ -1,5 +1,6 @@
 import { callWithRetries, type Transport } from './call-with-retries.js';
 import type { CallOptions } from './call-options.js';
+import { clientDefaults } from './client-defaults.js';
 import { systemClock, type ClientClock } from './clock.js';
 import { deprecationNotice, inProduction, warnOfDeprecation, type DeprecationHandler } from './deprecation-notice.js';
 import { prepareRequest } from './http-request.js';
@@ -8,7 +9,9 @@ import type { InputArgs } from './operation-method.js';
 import type { OperationMethods } from './operation-methods.js';
 import type { OperationId, PageableOperationId, PageItem } from './operation-types.js';
 import { operations, type Route } from './operations.js';
+import { PetStoreApiError } from './pet-store-api-error.js';
 import { createRateGate } from './rate-gate.js';
+import { tell, type RateLimitHandler } from './rate-limit-fields.js';
 
 /** How a client calls the service. Only `baseUrl` is required. */
 export interface ClientOptions {
@@ -18,10 +21,23 @@ export interface ClientOptions {
   apiKey?: string | undefined;
   /** Retries after the first attempt of a call (429 `rate_limited`, 503, a lost connection). Default 2. */
   maxRetries?: number | undefined;
-  /** The longest wait before a retry, in ms; a 429 or 503 asking for longer is thrown at once. Default 60 000. */
+  /**
+   * The longest wait before a retry, in ms; a 429 or 503 asking for more is thrown at once. It also bounds how long
+   * any answer can stop the client from sending (a `Retry-After` or a spent `RateLimit` window). Default 60 000.
+   */
   maxRetryWait?: number | undefined;
-  /** Milliseconds a whole call may take, retries included. Default: no limit. */
+  /**
+   * Milliseconds a whole call may take: the queue, every attempt, the bodies and the waits between retries. Past it
+   * the call rejects with a `TimeoutError`. Default 120 000; `Infinity` for no limit.
+   */
   timeout?: number | undefined;
+  /**
+   * The largest answer body the client reads, in bytes: past it the call rejects with a `response_too_large`
+   * {@link PetStoreApiError} and the rest is never received. Default 10 MiB.
+   */
+  maxResponseBytes?: number | undefined;
+  /** Told the rate-limit fields of every answer that carries them (each call can add its own, `onRateLimit`). */
+  onRateLimit?: RateLimitHandler | undefined;
   /**
    * Requests in flight at once. Default 8: fewer than the 10 refusals in a minute after which the service bans a key,
    * so a burst that finds the window spent cannot get the key banned.
@@ -61,15 +77,19 @@ export function createClient(options: ClientOptions): PetStoreClient {
   const fetcher = options.fetch ?? ((url: string, init: RequestInit) => globalThis.fetch(url, init));
   const onDeprecation = options.onDeprecation ?? (inProduction() ? false : warnOfDeprecation);
   const told = new Set<string>();
+  const maxRetryWait = options.maxRetryWait ?? clientDefaults.maxRetryWait;
+  const { onRateLimit } = options;
   const transport: Transport = {
     fetch: (url, init) => fetcher(url, init),
-    gate: createRateGate({ maxConcurrency: options.maxConcurrency ?? 8, clock }),
+    gate: createRateGate({ maxConcurrency: options.maxConcurrency ?? clientDefaults.maxConcurrency, maxBlock: maxRetryWait, clock }),
     clock,
     headers: { ...options.headers, ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }) },
-    maxRetries: options.maxRetries ?? 2,
-    maxRetryWait: options.maxRetryWait ?? 60_000,
-    timeout: options.timeout,
-    answered(route, headers) {
+    maxRetries: options.maxRetries ?? clientDefaults.maxRetries,
+    maxRetryWait,
+    timeout: options.timeout ?? clientDefaults.timeout,
+    maxResponseBytes: options.maxResponseBytes ?? clientDefaults.maxResponseBytes,
+    answered(route, status, headers) {
+      if (onRateLimit) tell(onRateLimit, status, headers);
       if (!onDeprecation || told.has(route.operationId)) return;
       const notice = deprecationNotice(route, headers);
       if (!notice) return;
@@ -92,11 +112,21 @@ export function createClient(options: ClientOptions): PetStoreClient {
     const route = routes[operationId];
     if (!route) throw new TypeError(`No operation ${operationId}.`);
     let cursor: string | undefined;
+    const followed = new Set<string>();
     do {
-      const { data, headers } = await call(route, cursor === undefined ? input : { ...input, cursor }, callOptions);
+      const { data, headers, status } = await call(route, cursor === undefined ? input : { ...input, cursor }, callOptions);
       yield* data as unknown[];
       const next = linkOf(headers.get('link'), 'next');
       cursor = next === undefined ? undefined : (new URL(next, baseUrl).searchParams.get('cursor') ?? undefined);
+      if (cursor !== undefined && followed.has(cursor)) {
+        throw new PetStoreApiError({
+          code: 'repeated_cursor',
+          status,
+          message: `paginate stopped after ${followed.size + 1} pages: the service gave a next cursor it had given before, so following it would never end.`,
+          requestId: headers.get('x-request-id') ?? undefined,
+        });
+      }
+      if (cursor !== undefined) followed.add(cursor);
     } while (cursor !== undefined);
   }
 

@@ -1,6 +1,8 @@
 export { createClient, type ClientOptions, type PetStoreClient } from './create-client.js';
 export { PetStoreApiError, type ErrorDetail, type PetStoreApiErrorFields } from './pet-store-api-error.js';
 export type { CallOptions } from './call-options.js';
+export { clientDefaults } from './client-defaults.js';
+export type { RateLimitFields, RateLimitHandler, RateLimitWindow } from './rate-limit-fields.js';
 export type { ClientClock } from './clock.js';
 export type { DeprecationHandler, DeprecationNotice } from './deprecation-notice.js';
 export type { InputArgs, OperationMethod } from './operation-method.js';

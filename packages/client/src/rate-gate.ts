@@ -1,5 +1,7 @@
 import type { ClientClock } from './clock.js';
 import { PetStoreApiError } from './pet-store-api-error.js';
+import { windowsOf } from './rate-limit-fields.js';
+import { requestSlots } from './request-slots.js';
 
 /** How long one call may wait before it is sent. */
 export interface AdmitLimits {
@@ -7,7 +9,8 @@ export interface AdmitLimits {
   maxWait: number;
   /** Epoch ms by which the call must be over (`Infinity` for none). */
   deadline: number;
-  signal?: AbortSignal | undefined;
+  /** The call's signal: it leaves every wait and the queue once this aborts. */
+  signal: AbortSignal;
 }
 
 /** Why the gate is closed: the code a refused call reports. */
@@ -16,104 +19,95 @@ type BlockCode = 'rate_limited' | 'api_key_banned';
 /**
  * What one client sends, shared by all its calls. Once the service refuses a request with 429 (or says a window has
  * nothing left), no request of this client is sent until that window ends: a key that keeps sending after a refusal
- * is banned after 10 more in the same minute, and a retrying client must never get there. At most `maxConcurrency`
- * requests are in flight, so fewer than that can be refused before the client learns the window is spent.
- * @example const release = await gate.admit({ maxWait: 60_000, deadline: Infinity }); try { … } finally { release() }
+ * is banned after 10 more in the same minute, and a retrying client must never get there. A wait the service names
+ * is held for at most `maxBlock` ms (the client's `maxRetryWait`), so no answer, true or not, closes the client for
+ * longer; a call that may not wait as long as the service asked is refused locally. When a block shorter than the
+ * service asked ends, one request at a time is sent until an answer is not a refusal, so a window still spent costs
+ * one refusal per `maxBlock`. At most `maxConcurrency` requests are in flight (in p-limit's queue), so fewer than
+ * that can be refused before the client learns the window is spent.
+ * @example const answer = await gate.send(() => fetch(url, { signal }), { maxWait: 60_000, deadline: Infinity, signal })
  */
 export interface RateGate {
-  /** Waits until a request may be sent and takes a slot; throws a 429 {@link PetStoreApiError} when that is too long. */
-  admit(limits: AdmitLimits): Promise<() => void>;
-  /** Reads an answer's rate-limit fields: a window with nothing left closes the gate until it resets. */
-  observe(headers: Headers): void;
-  /** Closes the gate for `seconds` after a 429 with that `Retry-After`. */
+  /**
+   * Runs `send` once a request may be sent: waits out a block the call may wait for, then takes a slot. Throws a
+   * local 429 {@link PetStoreApiError} when the service asked for a longer wait than the call allows, and the
+   * signal's reason once it aborts, in a wait or in the queue.
+   */
+  send<T>(send: () => Promise<T>, limits: AdmitLimits): Promise<T>;
+  /**
+   * Reads an answer's rate-limit fields: a window with nothing left closes the gate until it resets. `sentAt` is when
+   * its request was sent: an answer to a request sent after the last block that is not a refusal ends probing.
+   */
+  observe(status: number, headers: Headers, sentAt: number): void;
+  /** Closes the gate for `seconds` (at most `maxBlock`) after a 429 with that `Retry-After`. */
   refused(code: BlockCode, seconds: number): void;
 }
 
-/**
- * The `RateLimit` field's windows (`"minute";r=0;t=42, "day";r=9999;t=50000`), as remaining and seconds to reset.
- * @example windowsOf('"minute";r=0;t=42') // [{ remaining: 0, resetIn: 42 }]
- */
-export function windowsOf(field: string): { remaining: number; resetIn: number }[] {
-  return field.split(',').flatMap((item) => {
-    const remaining = /;\s*r=(\d+)/.exec(item)?.[1];
-    const resetIn = /;\s*t=(\d+)/.exec(item)?.[1];
-    return remaining === undefined || resetIn === undefined ? [] : [{ remaining: Number(remaining), resetIn: Number(resetIn) }];
-  });
-}
+const AGAIN = Symbol('a block began while the call was queued');
 
 /**
  * A gate for one client.
- * @example const gate = createRateGate({ maxConcurrency: 8, clock: systemClock })
+ * @example const gate = createRateGate({ maxConcurrency: 8, maxBlock: 60_000, clock: systemClock })
  */
-export function createRateGate({ maxConcurrency, clock }: { maxConcurrency: number; clock: ClientClock }): RateGate {
-  let blockedUntil = 0;
+export function createRateGate({ maxConcurrency, maxBlock, clock }: { maxConcurrency: number; maxBlock: number; clock: ClientClock }): RateGate {
+  const slots = requestSlots(maxConcurrency);
+  /** When requests may be sent again. */
+  let openAt = 0;
+  /** Until when the service asked for quiet; later than `openAt` when its ask was longer than `maxBlock`. */
+  let askedUntil = 0;
+  let blockedAt = -Infinity;
   let blockedBy: BlockCode = 'rate_limited';
-  let active = 0;
-  const queue: (() => void)[] = [];
 
   const block = (code: BlockCode, ms: number) => {
-    const until = clock.now() + ms;
-    if (until > blockedUntil || code === 'api_key_banned') blockedBy = code;
-    blockedUntil = Math.max(blockedUntil, until);
+    const now = clock.now();
+    const asked = now + Math.max(0, ms);
+    if (asked > askedUntil || code === 'api_key_banned') blockedBy = code;
+    askedUntil = Math.max(askedUntil, asked);
+    openAt = Math.max(openAt, now + Math.min(Math.max(0, ms), maxBlock));
+    blockedAt = now;
+    if (ms > maxBlock) slots.concurrency = 1;
   };
 
-  const release = () => {
-    active--;
-    queue.shift()?.();
+  const waitForOpen = async ({ maxWait, deadline, signal }: AdmitLimits) => {
+    for (;;) {
+      signal.throwIfAborted();
+      const now = clock.now();
+      if (now >= openAt) return;
+      const asked = askedUntil - now;
+      const wait = openAt - now;
+      if (asked > maxWait || now + wait > deadline) {
+        const seconds = Math.ceil(asked / 1000);
+        throw new PetStoreApiError({
+          code: blockedBy,
+          status: 429,
+          message: `Not sent: the service asked this client to wait ${seconds} s more (${blockedBy}), longer than this call may wait; the client sends again in ${Math.ceil(wait / 1000)} s.`,
+          retryAfter: seconds,
+        });
+      }
+      await clock.sleep(wait, signal);
+    }
   };
-
-  const slot = (signal: AbortSignal | undefined) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const onAbort = () => {
-        const index = queue.indexOf(wake);
-        if (index >= 0) queue.splice(index, 1);
-        reject(signal!.reason);
-      };
-      const wake = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      queue.push(wake);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
 
   return {
-    async admit({ maxWait, deadline, signal }) {
+    async send(send, limits) {
       for (;;) {
-        if (signal?.aborted) throw signal.reason;
-        const wait = blockedUntil - clock.now();
-        if (wait > 0) {
-          if (wait > maxWait || clock.now() + wait > deadline) {
-            const seconds = Math.ceil(wait / 1000);
-            throw new PetStoreApiError({
-              code: blockedBy,
-              status: 429,
-              message: `Not sent: the service refuses this API key for ${seconds} s more (${blockedBy}), longer than this call may wait.`,
-              retryAfter: seconds,
-            });
-          }
-          await clock.sleep(wait, signal);
-          continue;
-        }
-        if (active < maxConcurrency) {
-          active++;
-          let released = false;
-          return () => {
-            if (!released) (released = true), release();
-          };
-        }
-        await slot(signal);
+        await waitForOpen(limits);
+        const outcome = await slots.run(async () => (clock.now() < openAt ? AGAIN : { value: await send() }), limits.signal);
+        if (outcome !== AGAIN) return outcome.value;
       }
     },
-    observe(headers) {
+    observe(status, headers, sentAt) {
       const field = headers.get('ratelimit');
-      if (field) {
-        for (const window of windowsOf(field)) if (window.remaining === 0) block('rate_limited', window.resetIn * 1000);
-        return;
+      const resetIn = field
+        ? windowsOf(field).filter((window) => window.remaining === 0).map((window) => window.resetIn * 1000)
+        : headers.get('x-ratelimit-remaining') === '0' && Number(headers.get('x-ratelimit-reset')) > 0
+          ? [Number(headers.get('x-ratelimit-reset')) * 1000 - clock.now()]
+          : [];
+      for (const ms of resetIn) block('rate_limited', ms);
+      if (status !== 429 && resetIn.length === 0 && sentAt >= blockedAt) {
+        askedUntil = Math.min(askedUntil, clock.now());
+        if (slots.concurrency !== maxConcurrency) slots.concurrency = maxConcurrency;
       }
-      const reset = Number(headers.get('x-ratelimit-reset'));
-      if (headers.get('x-ratelimit-remaining') === '0' && reset > 0) block('rate_limited', reset * 1000 - clock.now());
     },
     refused(code, seconds) {
       block(code, seconds * 1000);

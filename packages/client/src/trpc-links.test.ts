@@ -32,7 +32,7 @@ describe.each(testDatabases)('the tRPC links against the service on $name', (dat
       return response;
     };
     const petstore = createTRPCClient<AppRouter>({
-      links: petStoreLinks({ url: `${proxy.url}/trpc`, apiKey: service.apiKey, clock, fetch, maxRetries: 10, maxRetryWait: 2 * MINUTE }),
+      links: petStoreLinks({ url: `${proxy.url}/trpc`, apiKey: service.apiKey, clock, fetch, maxRetries: 10, maxRetryWait: 2 * MINUTE, timeout: Infinity }),
     });
     proxy.state.drops = 2;
     const names = Array.from({ length: 100 }, (_, i) => `Trpc ${i}`);

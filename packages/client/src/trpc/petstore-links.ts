@@ -1,5 +1,7 @@
 import { httpBatchLink, httpLink, splitLink, type Operation, type TRPCLink } from '@trpc/client';
 import type { AnyRouter } from '@trpc/server';
+import { clientDefaults } from '../client-defaults.js';
+import { boundedResponse } from '../read-body.js';
 import { idempotencyKeyHeader } from './idempotency-key-header.js';
 import { petStoreRetryLink } from './petstore-retry-link.js';
 import type { RetryLinkOptions } from './retry-options.js';
@@ -14,17 +16,25 @@ export interface PetStoreLinksOptions extends RetryLinkOptions {
   headers?: Record<string, string> | undefined;
   /** The fetch to use; the global one by default. */
   fetch?: ((url: string, init: RequestInit) => Promise<Response>) | undefined;
+  /**
+   * The largest answer body read, in bytes: past it the call rejects with a `TRPCClientError` whose cause is a
+   * `response_too_large` `PetStoreApiError`, and the rest is never received. Default 10 MiB.
+   */
+  maxResponseBytes?: number | undefined;
 }
 
 /**
  * The links of a tRPC client of the service: {@link petStoreRetryLink}, then queries batched and each mutation in a
- * request of its own with its `Idempotency-Key`, so that a retried `pets.create` never creates twice.
+ * request of its own with its `Idempotency-Key`, so that a retried `pets.create` never creates twice; no answer's
+ * body is read past `maxResponseBytes`.
  * @example createTRPCClient<AppRouter>({ links: petStoreLinks({ url: 'https://api.example.com/trpc', apiKey }) })
  */
 export function petStoreLinks<TRouter extends AnyRouter>(options: PetStoreLinksOptions): TRPCLink<TRouter>[] {
-  const { url, apiKey, fetch } = options;
+  const { url, apiKey } = options;
   const headers = { ...options.headers, ...(apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }) };
-  const transport = fetch ? { fetch } : {};
+  const fetcher = options.fetch ?? ((url: string, init: RequestInit) => globalThis.fetch(url, init));
+  const maxBytes = options.maxResponseBytes ?? clientDefaults.maxResponseBytes;
+  const transport = { fetch: async (url: string, init: RequestInit) => boundedResponse(await fetcher(url, init), maxBytes) };
   // The service's router has no transformer, which a router's type in general may require: hence the casts.
   const single = { url, ...transport, headers: ({ op }: { op: Operation }) => ({ ...headers, ...idempotencyKeyHeader(op) }) };
   return [
