@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testDatabases } from '@petstore/testing';
@@ -12,9 +13,15 @@ import { startService, type TestService } from './testing/service.js';
 const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const MINUTE = 60_000;
+/** The client's dependencies, as an import map names them for a page that loads modules without a bundler. */
+const pLimit = createRequire(import.meta.url).resolve('p-limit');
+const modules: Record<string, string> = { 'p-limit': pLimit, 'yocto-queue': createRequire(pLimit).resolve('yocto-queue') };
+const importMap = JSON.stringify({ imports: Object.fromEntries(Object.keys(modules).map((name) => [name, `/modules/${name}.js`])) });
 
 /** A browser app on its own origin that imports the built client as a module and calls the API on another origin. */
-const page = (api: string, key: string, freeKey: string) => `<!DOCTYPE html><html><body><script type="module">
+const page = (api: string, key: string, freeKey: string) => `<!DOCTYPE html><html><body>
+<script type="importmap">${importMap}</script>
+<script type="module">
 import { createClient, PetStoreApiError } from '/client/index.js';
 window.burst = async () => {
   const statuses = [];
@@ -54,6 +61,8 @@ describe.skipIf(!existsSync(executablePath))('the client in a browser page, agai
     const html = page(service.base, service.apiKey, freeKey);
     app = await listen(async (req, res) => {
       if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+      const module = /^\/modules\/(.+)\.js$/.exec(req.url ?? '')?.[1];
+      if (module && modules[module]) return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(await readFile(modules[module]));
       const file = join(dist, (req.url ?? '').replace(/^\/client\//, ''));
       if (!req.url?.startsWith('/client/') || !file.endsWith('.js') || !existsSync(file)) return void res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'text/javascript' }).end(await readFile(file));
