@@ -218,6 +218,20 @@ describe('the client against a hostile server', () => {
 });
 
 describe('petStoreLinks against a hostile server', () => {
+  it('rejects a call queued behind full slots once its signal aborts, without sending it', async () => {
+    const host = await hostile(silent);
+    const trpc = createTRPCClient<AppRouter>({ links: petStoreLinks({ url: `${host.url}/trpc`, maxConcurrency: 1 }) });
+    const stop = new AbortController();
+    const first = trpc.pets.list.query({ limit: 1 }, { signal: stop.signal }).catch((e: unknown) => e);
+    await vi.waitFor(() => expect(host.requests).toHaveLength(1));
+    const queued = await trpc.pets.list.query({ limit: 2 }, { signal: AbortSignal.timeout(200) }).catch((e: unknown) => e);
+    expect(queued).toBeInstanceOf(TRPCClientError);
+    expect((queued as Error).cause).toMatchObject({ name: 'TimeoutError' });
+    expect(host.requests).toHaveLength(1);
+    stop.abort(new Error('done'));
+    expect(await first).toBeInstanceOf(TRPCClientError);
+  });
+
   it('refuses a body past maxResponseBytes, and times out a body that never ends', async () => {
     const huge = Buffer.alloc(2 * MiB, 'x');
     const host = await hostile((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(huge), neverEnds);
