@@ -49,9 +49,10 @@ export async function callWithRetries(
   request: PreparedRequest,
   options: CallOptions,
 ): Promise<Answer> {
-  const call = callSignal(options.signal, options.timeout ?? transport.timeout);
+  const timeout = options.timeout ?? transport.timeout;
+  const call = callSignal(options.signal, timeout);
   try {
-    return await attempts(transport, route, request, options, call.signal, transport.clock.now() + (options.timeout ?? transport.timeout));
+    return await attempts(transport, route, request, options, call.signal, transport.clock.now() + timeout);
   } catch (error) {
     throw call.signal.aborted ? call.signal.reason : error;
   } finally {
