@@ -59,11 +59,14 @@ describe.each(testDatabases)('58 calls, then 40 at once, on a free key with maxR
   it('settle every call of petStoreLinks on a real @trpc/client, and tell each call its rate-limit fields', { timeout: 60_000 }, async () => {
     const { key } = await service.store.apiKeys.create({ plan: 'free' });
     const { answers, fetch } = noting();
-    const petstore = createTRPCClient<AppRouter>({ links: petStoreLinks({ url: `${service.url}/trpc`, apiKey: key, maxRetryWait: 1_000, fetch }) });
+    const every: RateLimitFields[] = [];
+    const onRateLimit = (each: RateLimitFields) => every.push(each);
+    const petstore = createTRPCClient<AppRouter>({ links: petStoreLinks({ url: `${service.url}/trpc`, apiKey: key, maxRetryWait: 1_000, fetch, onRateLimit }) });
     const fields: RateLimitFields[] = [];
     for (let i = 0; i < 58; i++) await petstore.pets.list.query({ limit: 1 }, { context: { onRateLimit: (each: RateLimitFields) => fields.push(each) } });
     expect(fields).toHaveLength(58);
     expect(fields.at(-1)).toMatchObject({ status: 200, limit: 60, remaining: 2 });
+    expect(every).toEqual(fields);
 
     const outcome = await settledWithin(10_000, Array.from({ length: 40 }, () => petstore.pets.list.query({ limit: 1 })));
     expect(outcome).not.toBe('pending');
