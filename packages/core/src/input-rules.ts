@@ -1,0 +1,8 @@
+/*
+ * The rules a command line is checked against, loaded without the store (no kysely, zod or operation registry), so a
+ * key tool refuses a wrong value in milliseconds, before it loads anything heavy:
+ * `import { PLAN_NAMES } from '@petstore/core/input-rules'`.
+ */
+export { PLAN_NAMES, plans, type Limits, type PlanName } from './auth/plans.js';
+export { MAX_GRACE_MS } from './auth/rotation-grace.js';
+export { normalizeDomainName } from './domains/domain-name.js';
