@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { openPetStore } from '@petstore/embed';
 import { databaseUrl, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main as hostTool } from '@petstore/cli';
 import { main } from '../src/cli-main.js';
 import { runCli, startProcess } from './helpers.js';
 
@@ -196,6 +197,46 @@ describe('keys and a running service', () => {
       expect(stderr).toContain(`in use by process ${holder.pid}`);
     } finally {
       holder.kill();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("lets the hosts' tool (@petstore/cli --data-dir) manage keys through a running service's admin channel, and directly once it stops", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'petstore-cli-host-tool-'));
+    const host = async (...argv: string[]) => {
+      let out = '';
+      let err = '';
+      const code = await hostTool([...argv, '--data-dir', dir], { env: {}, out: { write: (t: string) => (out += t) }, err: { write: (t: string) => (err += t) } });
+      return { code, out, err };
+    };
+    const server = await startProcess({ PETSTORE_DATA_DIR: dir });
+    try {
+      const created = await host('keys', 'create', '--plan', 'pro', '--label', 'from the host tool', '--expires-in', '30d');
+      expect(created.code, created.err).toBe(0);
+      const key = created.out.trim();
+      expect(key).toMatch(KEY_FORMAT);
+      const status = () => fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+      expect(await status()).toBe(200);
+      const listed = (JSON.parse((await host('keys', 'list', '--json')).out) as { id: number; label: string; expiresAt: string }[]).find(
+        (k) => k.label === 'from the host tool',
+      );
+      expect(listed).toMatchObject({ label: 'from the host tool', expiresAt: expect.stringMatching(/^\d{4}-/) });
+      // The service's own tool sees the same key.
+      expect((await run(['keys', 'list'], { PETSTORE_DATA_DIR: dir })).stdout).toContain('from the host tool');
+      const rolled = await host('keys', 'roll', String(listed!.id), '--grace', '0');
+      expect(rolled.code, rolled.err).toBe(0);
+      await vi.waitFor(async () => expect(await status()).toBe(401), { timeout: 5_000, interval: 100 });
+    } finally {
+      await server.stop();
+    }
+    try {
+      // Stopped: the folder is opened directly, under its lock.
+      const rows = (JSON.parse((await host('keys', 'list', '--json')).out) as { id: number; label: string; replacedBy: number | null }[]).filter(
+        (k) => k.label === 'from the host tool',
+      );
+      expect(rows).toHaveLength(2);
+      expect(rows[0]!.replacedBy).toBe(rows[1]!.id);
+    } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
