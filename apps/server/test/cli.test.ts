@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openPetStore } from '@petstore/embed';
-import { databaseUrl, scratchPostgres } from '@petstore/testing';
+import { databaseUrl, outputOf, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main as hostTool } from '@petstore/cli';
 import { main } from '../src/cli-main.js';
@@ -344,6 +344,36 @@ describe.concurrent('the petstore process', () => {
     const { code, stdout, stderr } = await runCli(['keys', 'create', '--plan', 'gold'], nowhere);
     expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
     expect(stderr).toBe('petstore: --plan is required: one of free, pro, business, enterprise.\nRun "petstore keys create --help" for usage.\n');
+  });
+
+  // What "fast" means, without a stopwatch on a shared machine: help, the release and a refused command line load
+  // nothing but the tool's own command line (node:util and the store's input rules), so they take node's start-up.
+  it.each([
+    ['petstore', fileURLToPath(new URL('../bin/petstore.js', import.meta.url))],
+    ['@petstore/cli', fileURLToPath(new URL('../../../packages/cli/bin/petstore-cli.js', import.meta.url))],
+  ])('%s answers --help, --version and a refused command line without loading the store, zod, kysely or a driver', async (_tool, bin) => {
+    const dir = await mkdtemp(join(tmpdir(), 'petstore-cli-loads-'));
+    try {
+      // A module hook that names every module the process loads, one line each, on stderr.
+      const hook = join(dir, 'hook.mjs');
+      await writeFile(hook, `export async function resolve(specifier, context, next) {
+        const resolved = await next(specifier, context);
+        process.stderr.write('loaded ' + resolved.url + '\\n');
+        return resolved;
+      }`);
+      const register = join(dir, 'register.mjs');
+      await writeFile(register, `import { register } from 'node:module'; register(${JSON.stringify(new URL(`file://${hook}`).href)});`);
+      for (const args of [['--help'], ['--version'], ['keys', 'create', '--plan', 'gold']]) {
+        const child = spawn(process.execPath, ['--import', register, bin, ...args], { env: { ...nowhere, PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const { stderr } = await outputOf(child);
+        const loaded = stderr.split('\n').filter((line) => line.startsWith('loaded file:'));
+        expect(loaded.some((line) => line.includes('/input-rules.js')), stderr).toBe(true);
+        const heavy = loaded.filter((line) => /\/node_modules\/(kysely|zod|pg|@electric-sql|@trpc)\/|\/packages\/(core\/dist\/index|embed|drivers|pglite|http|trpc|rest)\b|\/(config|cli-keys|run-command)\.js/.test(line));
+        expect(heavy, args.join(' ')).toEqual([]);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('exits 1 when the database cannot be reached, and does not wait for it', async () => {
