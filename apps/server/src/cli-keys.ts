@@ -1,4 +1,4 @@
-import { operations, type ApiKeyRecord, type DeprecatedUsage, type OperationId } from '@petstore/core';
+import type { ApiKeyRecord, DeprecatedUsage, OperationId, operations as Operations } from '@petstore/core';
 import type { KeyAdmin } from '@petstore/cli/admin-channel';
 import { UsageError, type Command } from './cli-commands.js';
 import type { CliIo } from './cli-io.js';
@@ -30,7 +30,7 @@ function row(record: ApiKeyRecord, usage: readonly DeprecatedUsage[]) {
 }
 
 /** The report of keys that still call deprecated operations, with each operation's sunset. */
-function deprecatedRow(usage: DeprecatedUsage) {
+function deprecatedRow(usage: DeprecatedUsage, operations: typeof Operations) {
   const deprecation = operations[usage.operationId as OperationId]?.deprecation;
   return {
     id: String(usage.keyId),
@@ -104,7 +104,9 @@ export async function runKeyCommand(command: KeyCommand, config: Config, io: Cli
         return 0;
       }
       case 'keys deprecated': {
-        const rows = (await keys.deprecatedUsage()).map(deprecatedRow);
+        // The registry, for the sunsets: loaded by this command only (through the admin channel, no other needs the core).
+        const [{ operations }, usage] = await Promise.all([import('@petstore/core'), keys.deprecatedUsage()]);
+        const rows = usage.map((u) => deprecatedRow(u, operations));
         if (command.json) io.out.write(`${JSON.stringify(rows, null, 2)}\n`);
         else io.out.write(rows.length ? table(rows) : 'No key has called a deprecated operation.\n');
         return 0;
