@@ -1,14 +1,21 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, rm } from 'node:fs/promises';
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { ApiKeyStore, DomainStore, PetStore } from '@petstore/core';
-import { adminChannelFolders, preparePrivateFolder, readTrustedToken, writeToken, type AdminChannelFolder } from './admin-channel-folder.js';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  adminChannelFolders,
+  preparePrivateFolder,
+  reviveDates,
+  writeToken,
+  type AdminChannelFolder,
+  type DomainAdmin,
+  type KeyAdmin,
+} from '@petstore/cli/admin-channel';
 
 /*
  * The key tool's way into a running service on the embedded database, which only one process may open: an HTTP
  * listener on a Unix socket (never a TCP port, so never the public API port), answering only requests that carry
- * the token the service writes beside it at start-up, in a folder only the service's user can enter
- * (admin-channel-folder.ts).
+ * the token the service writes beside it at start-up, in a folder only the service's user can enter. Where that
+ * folder is, and the tool's side, are @petstore/cli's (`@petstore/cli/admin-channel`), so both tools reach it.
  */
 
 /** The key store methods the tool may call remotely. */
@@ -16,14 +23,6 @@ const METHODS = new Set(['create', 'list', 'revoke', 'setLimits', 'roll', 'depre
 /** The domain store methods the tool may call remotely, and which of them change what is served. */
 const DOMAIN_METHODS = new Set(['add', 'verify', 'list', 'remove', 'redirect']);
 const DOMAIN_CHANGES = new Set(['add', 'verify', 'remove', 'redirect']);
-
-/** What the key tool works with for custom domains. */
-export type DomainAdmin = Pick<DomainStore, 'add' | 'verify' | 'list' | 'remove' | 'redirect'>;
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
-const revive = (_key: string, value: unknown) => (typeof value === 'string' && ISO_DATE.test(value) ? new Date(value) : value);
-
-/** What the key tool works with: the key store, and the deprecated-operation inventory. */
-export type KeyAdmin = ApiKeyStore & Pick<PetStore, 'deprecatedUsage'>;
 
 /** What the admin listener serves. */
 export interface AdminTarget {
@@ -111,7 +110,7 @@ export async function openAdminChannel(dataDir: string, target: AdminTarget, opt
     }
     readBody(req)
       .then(async (text) => {
-        const args = JSON.parse(text || '[]', revive) as unknown[];
+        const args = JSON.parse(text || '[]', reviveDates) as unknown[];
         const call = (object as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[method];
         if (typeof call !== 'function' || !Array.isArray(args)) return reply(res, 404, { message: 'No such admin action.' });
         const result = await call.apply(object, args);
@@ -138,75 +137,3 @@ export async function openAdminChannel(dataDir: string, target: AdminTarget, opt
     },
   };
 }
-
-/** The running service's admin listener, as the key tool reaches it. */
-export interface AdminClient {
-  /** The key store of the running service. */
-  keys: KeyAdmin;
-  /** The custom domains of the running service. */
-  domains: DomainAdmin;
-  /** Streams a backup of the running service's database. */
-  backup(): Promise<Buffer>;
-}
-
-function call(socketPath: string, token: string, method: string, path: string, body?: string): Promise<{ status: number; body: Buffer }> {
-  return new Promise((resolveCall, reject) => {
-    const req = request({ socketPath, method, path, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolveCall({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/**
- * Connects to the admin listener of the service running on `dataDir`; undefined when there is none to reach. A place
- * whose folder, socket or token is not the service's user's own is never sent the token; `onIgnored` hears why.
- * @example const admin = await connectAdminChannel('./.petstore-data', { runtimeDir }); await admin?.keys.list()
- */
-export async function connectAdminChannel(
-  dataDir: string,
-  options: AdminChannelOptions & { onIgnored?: (place: AdminChannelFolder, reason: string) => void } = {},
-): Promise<AdminClient | undefined> {
-  const places = await adminChannelFolders(dataDir, options.runtimeDir).catch(() => []);
-  for (const place of places) {
-    const token = await readTrustedToken(place, dataDir).catch((error: unknown) => {
-      const { code } = error as NodeJS.ErrnoException;
-      // Nothing there (no service runs, or it uses another place) is no reason to warn.
-      if (code !== 'ENOENT') options.onIgnored?.(place, (error as Error).message);
-      return undefined;
-    });
-    if (token === undefined) continue;
-    const reachable = await call(place.socketPath, token, 'POST', '/keys/list', '[]').then(
-      (answer) => answer.status === 200,
-      () => false,
-    );
-    if (reachable) return clientOf(place.socketPath, token);
-  }
-  return undefined;
-}
-
-function clientOf(socketPath: string, token: string): AdminClient {
-  const remote = <T extends object>(group: string) =>
-    new Proxy({} as T, {
-      get: (_target, method: string) => async (...args: unknown[]) => {
-        const answer = await call(socketPath, token, 'POST', `/${group}/${method}`, JSON.stringify(args));
-        const body = JSON.parse(answer.body.toString('utf8'), revive) as { result?: unknown; message?: string; name?: string };
-        if (answer.status !== 200) throw Object.assign(new Error(body.message ?? `admin action failed (${answer.status})`), { name: body.name ?? 'Error' });
-        return body.result;
-      },
-    });
-  return {
-    keys: remote<KeyAdmin>('keys'),
-    domains: remote<DomainAdmin>('domains'),
-    async backup() {
-      const answer = await call(socketPath, token, 'GET', '/backup');
-      if (answer.status !== 200) throw new Error(JSON.parse(answer.body.toString('utf8')).message as string);
-      return answer.body;
-    },
-  };
-}
-

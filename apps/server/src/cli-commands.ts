@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
-import { MAX_GRACE_MS, normalizeDomainName, PLAN_NAMES, type DomainRedirect, type Limits, type PlanName } from '@petstore/core';
-import { parseDuration, parseInstant } from './duration.js';
+import type { DomainRedirect } from '@petstore/core';
+import { MAX_GRACE_MS, normalizeDomainName, PLAN_NAMES, type Limits, type PlanName } from '@petstore/core/input-rules';
+import { parseDuration, parseInstant } from '@petstore/cli/duration';
 
 /** A command line the key tool does not take: the tool says why on stderr and exits with 2, touching nothing. */
 export class UsageError extends Error {

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminChannelFolders } from '../src/admin-channel-folder.js';
+import { adminChannelFolders } from '@petstore/cli/admin-channel';
 import { runCli, startProcess, type ServerProcess } from './helpers.js';
 
 const KEY_FORMAT = /^psk_[0-9A-Za-z]{38}$/;

@@ -1,15 +1,14 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openPetStore } from '@petstore/embed';
 import { databaseUrl, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli, startProcess } from './helpers.js';
+import { run } from './cli-run.js';
 
-const serverDir = fileURLToPath(new URL('..', import.meta.url));
+// The key tool's commands, run in this process (its parsing, its output, its work on both databases). What needs a
+// process of its own (exit codes, stdio, the bin, a folder another process holds, a running service) is in
+// cli-process.test.ts.
 const KEY_FORMAT = /^psk_[0-9A-Za-z]{38}$/;
 
 const targets = [
@@ -25,8 +24,7 @@ const targets = [
     : []),
 ];
 
-// The databases side by side (each case is mostly a CLI process starting), one command after another on each: an
-// embedded folder is one process's at a time.
+// The databases side by side, one command after another on each: an embedded folder is held by one store at a time.
 describe.concurrent.each(targets)('petstore keys on $name', (target) => {
   describe.sequential('one command after another', () => {
     let env: Record<string, string>;
@@ -35,7 +33,7 @@ describe.concurrent.each(targets)('petstore keys on $name', (target) => {
     afterAll(() => tearDown());
 
     it('explains itself with --help', async () => {
-      const { code, stdout } = await runCli(['--help'], env);
+      const { code, stdout } = await run(['--help'], env);
       expect(code).toBe(0);
       for (const command of ['create --plan', 'list', 'revoke ID', 'set-limits ID', 'roll ID [--grace DURATION]', '--expires-in', '--expires-at']) {
         expect(stdout).toContain(command);
@@ -43,63 +41,63 @@ describe.concurrent.each(targets)('petstore keys on $name', (target) => {
     });
 
     it('creates a key, prints it once, and lists it without the secret', async () => {
-      const created = await runCli(['keys', 'create', '--plan', 'pro', '--label', 'mobile app'], env);
+      const created = await run(['keys', 'create', '--plan', 'pro', '--label', 'mobile app'], env);
       expect(created.code, created.stderr).toBe(0);
       const key = created.stdout.trim();
       expect(key).toMatch(KEY_FORMAT);
-      const listed = await runCli(['keys', 'list', '--json'], env);
+      const listed = await run(['keys', 'list', '--json'], env);
       expect(listed.code).toBe(0);
       expect(listed.stdout).not.toContain(key);
       expect(listed.stdout).not.toContain(key.slice(4, 20));
       expect(JSON.parse(listed.stdout)).toContainEqual(
         expect.objectContaining({ label: 'mobile app', plan: 'pro', 'per minute': '300', 'per day': '10000', 'last used': '-', revoked: '-' }),
       );
-      const table = await runCli(['keys', 'list'], env);
+      const table = await run(['keys', 'list'], env);
       expect(table.stdout).toMatch(/^ID\s+LABEL\s+PLAN\s+PER MINUTE\s+PER DAY\s+CREATED\s+LAST USED\s+REVOKED\s+EXPIRES\s+REPLACED BY\s+DEPRECATED CALLS\s+LAST DEPRECATED CALL\n/);
     });
 
     it('sets the limits of an enterprise key and refuses them for other plans', async () => {
-      const enterprise = await runCli(['keys', 'create', '--plan', 'enterprise', '--label', 'big customer'], env);
-      const free = await runCli(['keys', 'create', '--plan', 'free', '--label', 'small'], env);
-      const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
+      const enterprise = await run(['keys', 'create', '--plan', 'enterprise', '--label', 'big customer'], env);
+      const free = await run(['keys', 'create', '--plan', 'free', '--label', 'small'], env);
+      const rows = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
       const idOf = (label: string) => rows.find((r) => r.label === label)!.id!;
       expect(enterprise.code + free.code).toBe(0);
 
-      const set = await runCli(['keys', 'set-limits', idOf('big customer'), '--per-minute', '5', '--per-day', '7'], env);
+      const set = await run(['keys', 'set-limits', idOf('big customer'), '--per-minute', '5', '--per-day', '7'], env);
       expect(set.code, set.stderr).toBe(0);
-      const after = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
+      const after = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
       expect(after.find((r) => r.label === 'big customer')).toMatchObject({ 'per minute': '5', 'per day': '7' });
 
-      const refused = await runCli(['keys', 'set-limits', idOf('small'), '--per-minute', '5', '--per-day', '7'], env);
+      const refused = await run(['keys', 'set-limits', idOf('small'), '--per-minute', '5', '--per-day', '7'], env);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain('not an enterprise key');
     });
 
     it('revokes a key and reports unknown ids and bad input with exit code 2', async () => {
-      const created = await runCli(['keys', 'create', '--plan', 'free', '--label', 'to revoke'], env);
+      const created = await run(['keys', 'create', '--plan', 'free', '--label', 'to revoke'], env);
       expect(created.code).toBe(0);
-      const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
+      const rows = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
       const id = rows.find((r) => r.label === 'to revoke')!.id!;
-      const revoked = await runCli(['keys', 'revoke', id], env);
+      const revoked = await run(['keys', 'revoke', id], env);
       expect(revoked.code).toBe(0);
-      const after = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
+      const after = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
       expect(after.find((r) => r.id === id)!.revoked).toMatch(/^\d{4}-\d\d-\d\dT/);
 
-      expect((await runCli(['keys', 'revoke', '999999'], env)).code).toBe(2);
-      expect((await runCli(['keys', 'create', '--plan', 'gold'], env)).stderr).toContain('--plan is required: one of free, pro, business, enterprise');
-      expect((await runCli(['keys', 'create', '--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'], env)).code).toBe(2);
-      expect((await runCli(['keys', 'frobnicate'], env)).code).toBe(2);
+      expect((await run(['keys', 'revoke', '999999'], env)).code).toBe(2);
+      expect((await run(['keys', 'create', '--plan', 'gold'], env)).stderr).toContain('--plan is required: one of free, pro, business, enterprise');
+      expect((await run(['keys', 'create', '--plan', 'enterprise', '--per-minute', '0', '--per-day', '5'], env)).code).toBe(2);
+      expect((await run(['keys', 'frobnicate'], env)).code).toBe(2);
     });
 
-    const listed = async () => JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
+    const listed = async () => JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
     const near = (iso: string | undefined, ms: number) => Math.abs(Date.parse(iso ?? '') - ms) < 60_000;
 
     it('creates keys that expire after a duration or at a time, and lists when', async () => {
-      const inThirty = await runCli(['keys', 'create', '--plan', 'free', '--label', 'thirty days', '--expires-in', '30d'], env);
+      const inThirty = await run(['keys', 'create', '--plan', 'free', '--label', 'thirty days', '--expires-in', '30d'], env);
       expect(inThirty.code, inThirty.stderr).toBe(0);
       expect(inThirty.stdout.trim()).toMatch(KEY_FORMAT);
       expect(inThirty.stderr).toMatch(/^Created key \d+ \(free, until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)/);
-      const at = await runCli(['keys', 'create', '--plan', 'pro', '--label', 'new year', '--expires-at', '2027-01-01T00:00:00Z'], env);
+      const at = await run(['keys', 'create', '--plan', 'pro', '--label', 'new year', '--expires-at', '2027-01-01T00:00:00Z'], env);
       expect(at.code, at.stderr).toBe(0);
       const rows = await listed();
       expect(near(rows.find((r) => r.label === 'thirty days')?.expires, Date.now() + 30 * 86_400_000)).toBe(true);
@@ -112,20 +110,20 @@ describe.concurrent.each(targets)('petstore keys on $name', (target) => {
         [['--expires-at', '2027-01-01T00:00:00'], '--expires-at must be a time with its zone'],
         [['--expires-at', '2020-01-01'], '--expires-at must lie ahead; 2020-01-01T00:00:00Z has passed'],
       ] as const) {
-        const refused = await runCli(['keys', 'create', '--plan', 'free', ...args], env);
+        const refused = await run(['keys', 'create', '--plan', 'free', ...args], env);
         expect(refused.code).toBe(2);
         expect(refused.stderr).toContain(message);
       }
     });
 
     it('rolls a key: prints a new key with the same label, plan and limits, and both work until the grace ends', { timeout: 120_000 }, async () => {
-      const created = await runCli(
+      const created = await run(
         ['keys', 'create', '--plan', 'enterprise', '--label', 'to roll', '--per-minute', '5000', '--per-day', '2000000'],
         env,
       );
       const oldKey = created.stdout.trim();
       const oldId = (await listed()).find((r) => r.label === 'to roll')!.id!;
-      const rolled = await runCli(['keys', 'roll', oldId, '--grace', '24h'], env);
+      const rolled = await run(['keys', 'roll', oldId, '--grace', '24h'], env);
       expect(rolled.code, rolled.stderr).toBe(0);
       const newKey = rolled.stdout.trim();
       expect(newKey).toMatch(KEY_FORMAT);
@@ -153,13 +151,13 @@ describe.concurrent.each(targets)('petstore keys on $name', (target) => {
       }
       expect((await listed()).find((r) => r.id === fresh.id)!['last used']).toMatch(/^\d{4}-\d\d-\d\dT/);
 
-      const again = await runCli(['keys', 'roll', oldId], env);
+      const again = await run(['keys', 'roll', oldId], env);
       expect(again.code).toBe(2);
       expect(again.stderr).toContain('was already rolled');
-      expect((await runCli(['keys', 'roll', '999999'], env)).stderr).toContain('No key with ID 999999');
-      expect((await runCli(['keys', 'roll', fresh.id!, '--grace', '1y'], env)).stderr).toContain('--grace must be a duration');
+      expect((await run(['keys', 'roll', '999999'], env)).stderr).toContain('No key with ID 999999');
+      expect((await run(['keys', 'roll', fresh.id!, '--grace', '1y'], env)).stderr).toContain('--grace must be a duration');
 
-      const now = await runCli(['keys', 'roll', fresh.id!, '--grace', '0', '--expires-in', '7d'], env);
+      const now = await run(['keys', 'roll', fresh.id!, '--grace', '0', '--expires-in', '7d'], env);
       expect(now.code, now.stderr).toBe(0);
       const after = await listed();
       expect(near(after.find((r) => r.id === fresh.id)!.expires, Date.now())).toBe(true);
@@ -169,44 +167,6 @@ describe.concurrent.each(targets)('petstore keys on $name', (target) => {
   });
 });
 
-describe('keys and a running service', () => {
-  it('refuses to open the embedded database that another process holds without an admin channel', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'petstore-cli-lock-'));
-    // A host process that holds the folder through the package, as an embedder does: no admin channel.
-    const holds = `import { openEmbeddedDatabase } from '@petstore/pglite';
-      await openEmbeddedDatabase(process.argv[1]); console.log('open'); setInterval(() => {}, 60_000);`;
-    const holder = spawn(process.execPath, ['--input-type=module', '-e', holds, dir], { cwd: serverDir, stdio: ['ignore', 'pipe', 'inherit'] });
-    try {
-      await once(holder.stdout!, 'data');
-      const { code, stderr } = await runCli(['keys', 'list'], { PETSTORE_DATA_DIR: dir });
-      expect(code).toBe(1);
-      expect(stderr).toContain(`in use by process ${holder.pid}`);
-    } finally {
-      holder.kill();
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
-
-  it.runIf(databaseUrl)('makes a revocation take effect within one second on every instance', async () => {
-    const db = await scratchPostgres();
-    const env = { DATABASE_URL: db.url };
-    const key = (await runCli(['keys', 'create', '--plan', 'pro', '--label', 'revoked soon'], env)).stdout.trim();
-    const servers = await Promise.all([startProcess(env), startProcess(env)]);
-    try {
-      const get = (url: string) => fetch(`${url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
-      expect(await Promise.all(servers.map((s) => get(s.url)))).toEqual([200, 200]);
-      const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-      expect((await runCli(['keys', 'revoke', rows.find((r) => r.label === 'revoked soon')!.id!], env)).code).toBe(0);
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
-      expect(await Promise.all(servers.map((s) => get(s.url)))).toEqual([401, 401]);
-    } finally {
-      await Promise.all(servers.map((s) => s.stop()));
-      await db.drop();
-    }
-  });
-});
-
-// Concurrent: each case is a process that exits before any database, so they need not wait for one another.
 describe.concurrent('each command of the key tool takes only its own options', () => {
   // A database nothing listens on: a refusal must come before any connection (exit 2, not the 1 of a failed one).
   const env = { DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:1/petstore' };
@@ -240,7 +200,7 @@ describe.concurrent('each command of the key tool takes only its own options', (
   ];
 
   it.each(refusals)('refuses "%s" with %j: exit 2 before any database', async (command, args, message) => {
-    const { code, stdout, stderr } = await runCli([...command.split(' '), ...args], env);
+    const { code, stdout, stderr } = await run([...command.split(' '), ...args], env);
     expect(stderr).toContain(`petstore: ${message}`);
     expect(stderr).toContain(`Run "petstore ${command} --help" for usage.`);
     expect(code).toBe(2);
@@ -254,7 +214,7 @@ describe.concurrent('each command of the key tool takes only its own options', (
     [[], 'Give a command.'],
     [['--plan', 'pro'], 'Unknown command "--plan".'],
   ])('refuses %j as no command it has: exit 2', async (args, message) => {
-    const { code, stderr } = await runCli(args, env);
+    const { code, stderr } = await run(args, env);
     expect(stderr).toContain(`petstore: ${message}\nRun "petstore --help" for usage.`);
     expect(code).toBe(2);
   });
@@ -269,7 +229,7 @@ describe.concurrent('each command of the key tool takes only its own options', (
     ['backup', [], ['--json']],
     ['restore', [], ['--json']],
   ])('explains "%s" with --help: its own options and no others', async (command, own, others) => {
-    const { code, stdout } = await runCli([...command.split(' '), '--help'], env);
+    const { code, stdout } = await run([...command.split(' '), '--help'], env);
     expect(code).toBe(0);
     expect(stdout).toMatch(new RegExp(`^Usage: petstore ${command} `));
     for (const option of [...own, '-h, --help']) expect(stdout).toContain(`  ${option} `);

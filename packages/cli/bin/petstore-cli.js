@@ -1,4 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/index.js';
+// main.js, not the package's index: the index also exports runCommand, which loads the store and the drivers.
+import { main } from '../dist/main.js';
 
 process.exitCode = await main(process.argv.slice(2), { env: process.env, out: process.stdout, err: process.stderr });

@@ -1,45 +1,61 @@
+import { isAbsolute } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PLAN_NAMES, type PlanName } from '@petstore/core';
+import { MAX_GRACE_MS, PLAN_NAMES, type Limits, type PlanName } from '@petstore/core/input-rules';
+import { parseDuration, parseInstant } from './duration.js';
+
+/** Where the keys live: the host's PostgreSQL database, or an embedded data folder; and the store's schema in it. */
+export type Target = (
+  | { databaseUrl: string; dataDir?: undefined }
+  /** `runtimeDir`: `$XDG_RUNTIME_DIR`, where a service's admin channel is looked for first. */
+  | { dataDir: string; runtimeDir: string | undefined; databaseUrl?: undefined }
+) & { schema: string | undefined };
 
 /** A command line the tool understood: what to do, on which database and schema. */
 export type Command =
   | { name: 'help'; text: string }
+  | { name: 'version' }
   | (Target &
       (
         | { name: 'create'; plan: PlanName; label: string | undefined; limits: Limits | undefined; expiresAt: Date | undefined }
+        | { name: 'roll'; id: number; graceMs: number; expiresAt: Date | undefined }
         | { name: 'list'; json: boolean }
         | { name: 'revoke'; id: number }
         | { name: 'set-limits'; id: number; limits: Limits }
       ));
-
-/** Where the keys live: the host's database and the store's schema in it. */
-export interface Target {
-  databaseUrl: string;
-  schema: string | undefined;
-}
-
-type Limits = { perMinute: number; perDay: number };
 
 /** A command line the tool does not take: the message says why, and the process exits 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+const DEFAULT_GRACE = '24h';
+
 export const HELP = `Usage: npx @petstore/cli keys <command> [options]
 
-Manages the API keys of a Pet Store embedded in your service, on your PostgreSQL database.
+Manages the API keys of a Pet Store embedded in your service: on your PostgreSQL database, or in an embedded
+data folder (through the service's admin channel while a Pet Store service runs on it, directly when none does).
 
 Commands:
-  keys create --plan free|pro|business|enterprise [--label TEXT] [--expires-at TIME]
+  keys create --plan free|pro|business|enterprise [--label TEXT]
+              [--expires-in DURATION | --expires-at TIME]
               [--per-minute N --per-day N]        prints the new key once (limits: enterprise only)
-  keys list [--json]                              every key: id, label, plan, limits, dates
+  keys roll ID [--grace DURATION] [--expires-in DURATION | --expires-at TIME]
+                                                  prints a key replacing key ID (same label, plan, limits);
+                                                  key ID keeps working for the grace (default ${DEFAULT_GRACE}), then stops
+  keys list [--json]                              every key: id, label, plan, limits, dates, replaced by
   keys revoke ID                                  refused everywhere within one second
   keys set-limits ID --per-minute N --per-day N   an enterprise key's own limits
 
+DURATION is a number and a unit, or several: 90s, 30m, 12h, 30d, 2w, 1d12h (0: no grace). TIME is an
+instant with its zone (2027-01-01T00:00:00Z) or a date (2027-01-01, midnight UTC).
+
 Options:
-  --database-url URL   the database (default: DATABASE_URL)
+  --database-url URL   a postgres:// URL (default: DATABASE_URL)
+  --data-dir DIR       an embedded data folder instead (openPetStore's dataDir; default: PETSTORE_DATA_DIR
+                       when DATABASE_URL is not set)
   --schema NAME        the schema the store's tables are in (openPetStore's schema; default: the current one)
-  --help               this text
+  -v, --version        the release of this tool
+  -h, --help           this text
 `;
 
 const wholeNumber = (name: string, value: string | undefined) => {
@@ -55,8 +71,46 @@ function limitsOf(values: { 'per-minute'?: string | undefined; 'per-day'?: strin
   return { perMinute: wholeNumber('--per-minute', values['per-minute']), perDay: wholeNumber('--per-day', values['per-day']) };
 }
 
+/** The expiry asked for with --expires-in or --expires-at, refused unless it lies ahead. */
+function expiryOf(values: { 'expires-in'?: string | undefined; 'expires-at'?: string | undefined }, now: number): Date | undefined {
+  const { 'expires-in': expiresIn, 'expires-at': expiresAt } = values;
+  if (expiresIn !== undefined && expiresAt !== undefined) throw new UsageError('Give --expires-in or --expires-at, not both.');
+  if (expiresIn !== undefined) {
+    const ms = parseDuration(expiresIn);
+    if (!ms) throw new UsageError(`--expires-in must be a duration above 0 such as 30d, 12h or 1d12h, not ${JSON.stringify(expiresIn)}.`);
+    return new Date(now + ms);
+  }
+  if (expiresAt === undefined) return undefined;
+  const at = parseInstant(expiresAt);
+  if (!at || at.getTime() <= now) throw new UsageError('--expires-at must be a time ahead, with its zone (2027-01-01T00:00:00Z) or a date (2027-01-01).');
+  return at;
+}
+
+/** The database asked for: a flag, else DATABASE_URL, else PETSTORE_DATA_DIR; a folder given as a URL is named as such. */
+function targetOf(values: { 'database-url'?: string | undefined; 'data-dir'?: string | undefined; schema?: string | undefined }, env: Readonly<Record<string, string | undefined>>): Target {
+  const schema = values.schema;
+  if (values['database-url'] !== undefined && values['data-dir'] !== undefined) throw new UsageError('Give --database-url or --data-dir, not both.');
+  const fromFlags = values['database-url'] ?? (values['data-dir'] === undefined ? env['DATABASE_URL'] : undefined);
+  if (fromFlags !== undefined) {
+    if (!/^postgres(?:ql)?:\/\//.test(fromFlags)) {
+      const source = values['database-url'] !== undefined ? '--database-url' : 'DATABASE_URL';
+      throw new UsageError(`${source} must be a postgres:// URL, not ${JSON.stringify(fromFlags)}; for an embedded data folder give --data-dir ${fromFlags}.`);
+    }
+    return { databaseUrl: fromFlags, schema };
+  }
+  const dataDir = values['data-dir'] ?? env['PETSTORE_DATA_DIR'];
+  if (dataDir === undefined || dataDir === '') {
+    throw new UsageError('No database: give --database-url URL (or set DATABASE_URL) for PostgreSQL, or --data-dir DIR for an embedded data folder.');
+  }
+  if (dataDir === 'memory://') throw new UsageError('memory:// keeps no keys for another process to manage: give the data folder of the store.');
+  // The XDG rule: a relative XDG_RUNTIME_DIR is ignored, as the service ignores it.
+  const runtimeDir = env['XDG_RUNTIME_DIR'];
+  return { dataDir, runtimeDir: runtimeDir && isAbsolute(runtimeDir) ? runtimeDir : undefined, schema };
+}
+
 /**
  * Reads a command line of the key tool; throws {@link UsageError} for one it does not take, before anything opens.
+ * Loads nothing but node:util and the store's input rules, so help and mistakes answer at once.
  * @example parseCommand(['keys', 'create', '--plan', 'pro'], { DATABASE_URL: 'postgres://…' })
  */
 export function parseCommand(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, now = Date.now()): Command {
@@ -67,12 +121,16 @@ export function parseCommand(argv: readonly string[], env: Readonly<Record<strin
       allowPositionals: true,
       strict: true,
       options: {
-        help: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
         'database-url': { type: 'string' },
+        'data-dir': { type: 'string' },
         schema: { type: 'string' },
         plan: { type: 'string' },
         label: { type: 'string' },
         'expires-at': { type: 'string' },
+        'expires-in': { type: 'string' },
+        grace: { type: 'string' },
         'per-minute': { type: 'string' },
         'per-day': { type: 'string' },
         json: { type: 'boolean' },
@@ -82,24 +140,26 @@ export function parseCommand(argv: readonly string[], env: Readonly<Record<strin
     throw new UsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
+  if (values.version) {
+    if (argv.length > 1) throw new UsageError(`${argv.find((arg) => arg === '-v' || arg === '--version') ?? '--version'} takes nothing else.`);
+    return { name: 'version' };
+  }
   if (values.help || positionals.length === 0) return { name: 'help', text: HELP };
   const [group, name, id, ...extra] = positionals;
-  if (group !== 'keys') throw new UsageError(`Unknown command ${JSON.stringify(group)}: the tool manages keys (keys create, list, revoke, set-limits).`);
-  const databaseUrl = values['database-url'] ?? env['DATABASE_URL'];
-  if (!databaseUrl) throw new UsageError('No database: give --database-url or set DATABASE_URL.');
-  const target: Target = { databaseUrl, schema: values.schema };
+  if (group !== 'keys') throw new UsageError(`Unknown command ${JSON.stringify(group)}: the tool manages keys (keys create, roll, list, revoke, set-limits).`);
   const allowed: Record<string, readonly string[]> = {
-    create: ['plan', 'label', 'expires-at', 'per-minute', 'per-day'],
+    create: ['plan', 'label', 'expires-at', 'expires-in', 'per-minute', 'per-day'],
+    roll: ['grace', 'expires-at', 'expires-in'],
     list: ['json'],
     revoke: [],
     'set-limits': ['per-minute', 'per-day'],
   };
   const own = name === undefined ? undefined : allowed[name];
-  if (!own) throw new UsageError(`Unknown command keys ${name ?? ''}: use keys create, list, revoke or set-limits.`.replace(' :', ':'));
+  if (!own) throw new UsageError(`Unknown command keys ${name ?? ''}: use keys create, roll, list, revoke or set-limits.`.replace(' :', ':'));
   for (const option of Object.keys(values)) {
-    if (!['database-url', 'schema', ...own].includes(option)) throw new UsageError(`keys ${name} does not take --${option}.`);
+    if (!['database-url', 'data-dir', 'schema', ...own].includes(option)) throw new UsageError(`keys ${name} does not take --${option}.`);
   }
-  const takesId = name === 'revoke' || name === 'set-limits';
+  const takesId = name === 'revoke' || name === 'set-limits' || name === 'roll';
   if (extra.length > 0 || (takesId ? id === undefined : id !== undefined)) {
     throw new UsageError(takesId ? `keys ${name} takes one key ID.` : `keys ${name} takes no argument.`);
   }
@@ -109,20 +169,26 @@ export function parseCommand(argv: readonly string[], env: Readonly<Record<strin
       if (!plan || !PLAN_NAMES.includes(plan)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}.`);
       const limits = limitsOf(values);
       if (limits && plan !== 'enterprise') throw new UsageError('--per-minute and --per-day are for enterprise keys only.');
-      const expiresAt = values['expires-at'] === undefined ? undefined : new Date(values['expires-at']);
-      if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= now)) {
-        throw new UsageError('--expires-at must be a time ahead, with its zone (2027-01-01T00:00:00Z).');
+      const expiresAt = expiryOf(values, now);
+      return { ...targetOf(values, env), name, plan, label: values.label, limits, expiresAt };
+    }
+    case 'roll': {
+      const grace = values.grace ?? DEFAULT_GRACE;
+      const graceMs = parseDuration(grace);
+      if (graceMs === undefined || graceMs > MAX_GRACE_MS) {
+        throw new UsageError(`--grace must be a duration from 0 to 365d such as 24h or 7d, not ${JSON.stringify(grace)}.`);
       }
-      return { ...target, name, plan, label: values.label, limits, expiresAt };
+      const expiresAt = expiryOf(values, now);
+      return { ...targetOf(values, env), name, id: wholeNumber('ID', id), graceMs, expiresAt };
     }
     case 'list':
-      return { ...target, name, json: values.json === true };
+      return { ...targetOf(values, env), name, json: values.json === true };
     case 'revoke':
-      return { ...target, name, id: wholeNumber('ID', id) };
+      return { ...targetOf(values, env), name, id: wholeNumber('ID', id) };
     default: {
       const limits = limitsOf(values);
       if (!limits) throw new UsageError('keys set-limits needs --per-minute and --per-day.');
-      return { ...target, name: 'set-limits', id: wholeNumber('ID', id), limits };
+      return { ...targetOf(values, env), name: 'set-limits', id: wholeNumber('ID', id), limits };
     }
   }
 }

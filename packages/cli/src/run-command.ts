@@ -1,6 +1,5 @@
-import { createApiKeyStore, type ApiKeyRecord, type Database } from '@petstore/core';
-import { openDatabase } from '@petstore/drivers';
-import type { Kysely } from 'kysely';
+import type { ApiKeyRecord } from '@petstore/core';
+import { openKeys } from './open-keys.js';
 import type { Command } from './parse-command.js';
 
 type Out = { write(text: string): unknown };
@@ -18,6 +17,7 @@ function table(records: readonly ApiKeyRecord[]): string {
     'last used': time(r.lastUsedAt),
     revoked: time(r.revokedAt),
     expires: time(r.expiresAt),
+    'replaced by': r.replacedBy ? String(r.replacedBy) : '-',
   }));
   const columns = Object.keys(rows[0]!) as (keyof (typeof rows)[number])[];
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => r[c].length)));
@@ -25,27 +25,22 @@ function table(records: readonly ApiKeyRecord[]): string {
   return [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => r[c])))].join('\n') + '\n';
 }
 
-/** The store's tables must be there already: the tool never migrates a host's database behind its back. */
-async function expectTables(db: Kysely<Database>, schema: string | undefined) {
-  try {
-    await (schema ? db.withSchema(schema) : db).selectFrom('api_keys').select('id').limit(1).execute();
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== '42P01') throw error;
-    const where = schema ? `schema ${schema}` : 'the current schema';
-    throw new Error(`The store's tables are not in ${where} of this database: open the store there once (openPetStore), or run its migrations, first.`);
-  }
-}
+const ROLL_REFUSED = {
+  not_found: (id: number) => `No key ${id}.`,
+  revoked: (id: number) => `Key ${id} is revoked: create a new key instead.`,
+  expired: (id: number) => `Key ${id} has expired: create a new key instead.`,
+  already_rolled: (id: number) => `Key ${id} was already rolled: roll the key that replaced it instead.`,
+} as const;
 
 /**
- * Runs a parsed command on the host's database with one connection, writing what it prints to `out`; answers the exit
- * code (1 when the key named does not exist, or cannot take the change).
+ * Runs a parsed command on its target (one connection; or the admin channel of the service running on the data
+ * folder), writing what it prints to `out`; answers the exit code (1 when the key named does not exist, or cannot
+ * take the change).
  * @example await runCommand(parseCommand(['keys', 'list'], process.env), process.stdout, process.stderr)
  */
-export async function runCommand(command: Exclude<Command, { name: 'help' }>, out: Out, err: Out): Promise<number> {
-  const database = await openDatabase({ databaseUrl: command.databaseUrl, poolSize: 1 });
+export async function runCommand(command: Exclude<Command, { name: 'help' | 'version' }>, out: Out, err: Out): Promise<number> {
+  const { keys, close } = await openKeys(command, err);
   try {
-    await expectTables(database.db, command.schema);
-    const keys = createApiKeyStore(database.db, { schema: command.schema });
     switch (command.name) {
       case 'create': {
         const { key, record } = await keys.create({
@@ -55,7 +50,22 @@ export async function runCommand(command: Exclude<Command, { name: 'help' }>, ou
           ...(command.expiresAt ? { expiresAt: command.expiresAt } : {}),
         });
         out.write(`${key}\n`);
-        err.write(`Key ${record.id} (${record.plan}) created. It is shown only this once.\n`);
+        const until = record.expiresAt ? `, until ${time(record.expiresAt)}` : '';
+        err.write(`Key ${record.id} (${record.plan}${until}) created. It is shown only this once.\n`);
+        return 0;
+      }
+      case 'roll': {
+        const rolled = await keys.roll(command.id, { graceMs: command.graceMs, ...(command.expiresAt ? { expiresAt: command.expiresAt } : {}) });
+        if (typeof rolled === 'string') {
+          err.write(`${ROLL_REFUSED[rolled](command.id)}\n`);
+          return 1;
+        }
+        out.write(`${rolled.key}\n`);
+        const until = rolled.record.expiresAt ? `, until ${time(rolled.record.expiresAt)}` : '';
+        err.write(
+          `Key ${rolled.record.id} (${rolled.record.plan}${until}) replaces key ${command.id}, which works until ${time(rolled.previous.expiresAt)}. ` +
+            'The new key is shown only this once.\n',
+        );
         return 0;
       }
       case 'list': {
@@ -81,6 +91,6 @@ export async function runCommand(command: Exclude<Command, { name: 'help' }>, ou
       }
     }
   } finally {
-    await database.close();
+    await close();
   }
 }

@@ -32,11 +32,11 @@ export {
 export { CONFIGURED_API_KEY_RULE, generateApiKey, hashApiKey, isWellFormedApiKey } from './auth/api-key-format.js';
 export {
   createApiKeyStore,
-  MAX_GRACE_MS,
   type ApiKeyStore,
   type ApiKeyRecord,
   type RolledApiKey,
 } from './auth/api-key-store.js';
+export { MAX_GRACE_MS } from './auth/rotation-grace.js';
 export { createAuthenticator, invalidApiKey, type Authenticator, type KeyVerdict } from './auth/authenticator.js';
 export { plans, PLAN_NAMES, type PlanName, type Limits } from './auth/plans.js';
 export { quotaSubject, type Principal, type QuotaSubject } from './auth/principal.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_FOLDER as PGLITE_ADMIN_FOLDER } from '@petstore/pglite';
-import { ADMIN_FOLDER, adminChannelFolders } from '../../src/admin-channel-folder.js';
+import { ADMIN_FOLDER, adminChannelFolders } from '@petstore/cli/admin-channel';
 import { runCli, startProcess, type ServerProcess } from '../helpers.js';
 
 // Another local user (nobody) gets to the admin channel's place in a shared runtime folder (a /tmp-like folder, mode

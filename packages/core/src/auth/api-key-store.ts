@@ -3,6 +3,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { Database } from '../storage/database.js';
 import { CONFIGURED_API_KEY_RULE, generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 import { PLAN_NAMES, plans, type Limits, type PlanName } from './plans.js';
+import { MAX_GRACE_MS } from './rotation-grace.js';
 import { schemaName, storeDatabase, type StoreSchema } from '../storage/schema.js';
 
 /** An API key as stored: everything but the secret. */
@@ -27,9 +28,6 @@ export interface RolledApiKey {
   record: ApiKeyRecord;
   previous: ApiKeyRecord;
 }
-
-/** Longest rotation grace period: a year. */
-export const MAX_GRACE_MS = 365 * 86_400_000;
 
 /** Creates, lists, limits and revokes keys; keys are stored as SHA-256 hashes only. */
 export interface ApiKeyStore {
