@@ -90,26 +90,37 @@ export function createServicePipeline(store: PetStore, options: HandlerOptions =
   const edge = createEdge({ ...options, anyHostPaths: [`${basePath}/healthz`, `${basePath}/livez`] });
   const rest = createRestCodec({ prefix: '/v1', basePath, edge, contact: options.contact });
   const ready = readiness(options.dependencies ?? { database: () => store.isHealthy() }, options.version ?? embedVersion);
-  const build = (trpc: Codec) =>
-    createPipeline({
-      ...options,
-      basePath,
-      edge,
-      store,
-      codecs: [rest, trpc],
-      resources: {
-        '/healthz': ready,
-        '/livez': () => (live() ? jsonResponse(200, OK) : errorResponse(new PetStoreError('unavailable', WEDGED))),
-      },
-    });
-  let pipeline: Pipeline | undefined;
-  const loading = loadTrpcCodec(store, basePath).then((trpc) => (pipeline = build(trpc)));
+  // The tRPC codec comes when its module has loaded; until then requests wait for it (see `handle`), so the codec
+  // below always has it. The pipeline itself is made now: a mistake in the options is thrown here, not at a request.
+  let trpc: Codec | undefined;
+  const loading = loadTrpcCodec(store, basePath).then((codec) => {
+    trpc = codec;
+  });
   // A failure other than a missing package is each request's to report (a 500 through the host's error handling).
   loading.catch(() => {});
-  return {
+  const loaded = (): Codec => trpc!;
+  const lazyTrpc: Codec = {
+    prefix: TRPC_PREFIX,
+    match: (request, path, query, ctx) => loaded().match(request, path, query, ctx),
+    allows: (path, query) => loaded().allows(path, query),
+    encode: (plan, results, ctx) => loaded().encode(plan, results, ctx),
+    encodeError: (error, ctx) => loaded().encodeError(error, ctx),
+  };
+  const pipeline = createPipeline({
+    ...options,
+    basePath,
     edge,
+    store,
+    codecs: [rest, lazyTrpc],
+    resources: {
+      '/healthz': ready,
+      '/livez': () => (live() ? jsonResponse(200, OK) : errorResponse(new PetStoreError('unavailable', WEDGED))),
+    },
+  });
+  return {
+    edge: pipeline.edge,
     handle: (request: StandardRequest, handleOptions?: { fallThrough?: boolean }): Promise<PipelineResult> =>
-      pipeline ? pipeline.handle(request, handleOptions) : loading.then((loaded) => loaded.handle(request, handleOptions)),
-    contextOf: (request: StandardRequest) => pipeline?.contextOf(request),
+      trpc ? pipeline.handle(request, handleOptions) : loading.then(() => pipeline.handle(request, handleOptions)),
+    contextOf: (request: StandardRequest) => pipeline.contextOf(request),
   };
 }
