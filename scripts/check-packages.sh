@@ -112,27 +112,57 @@ for manager in npm pnpm; do
   fi
 done
 
-# kysely 0.29 beside the packages (a peer range of ^0.28 || ^0.29): the public types compile strictly, and on
-# DATABASE_URL the host's own Migrator (from kysely/migration, where 0.29 keeps it) runs the store's migrations
-# and the store serves in-process calls on the host's pool.
-next_kysely="$work/kysely-0.29"
-mkdir -p "$next_kysely/src"
-echo '{ "name": "kysely-next-host", "private": true, "type": "module" }' > "$next_kysely/package.json"
-tsconfig "$next_kysely"
-cp scripts/kysely-next-host.ts "$next_kysely/src/"
-if install_into "$next_kysely" npm "$(tarball core)" "$(tarball http)" "$(tarball trpc)" "$(tarball rest)" "$(tarball drivers)" \
-  "$(tarball embed)" "kysely@0.29.9" "zod@$(version zod)" "@trpc/server@$(version @trpc/server)" "pg@$(version pg)" \
-  "@types/pg@$(version @types/pg)" "typescript@$(version typescript)" "@types/node@$(version @types/node)"; then
-  if (cd "$next_kysely" && npx --no-install tsc -p tsconfig.json); then
-    if [ -n "${DATABASE_URL:-}" ]; then
-      (cd "$next_kysely" && node dist/kysely-next-host.js) || fail "the store did not run beside kysely 0.29"
+# The README's snippets and every package README's fragments on the versions users get: each peer of the packages at
+# the newest release its range allows (read from the packages' peerDependencies, so a new peer is covered without a
+# line here), once per major of a peer range with several (kysely ^0.28 || ^0.29). Compiled strictly and run as in the
+# pinned projects above; on kysely 0.29 also a host's own Migrator from kysely/migration (scripts/kysely-next-host.ts).
+mapfile -t peer_sets < <(node -e '
+  const fs = require("fs");
+  const ranges = new Map();
+  for (const name of process.argv.slice(1)) {
+    const peers = JSON.parse(fs.readFileSync(`packages/${name}/package.json`, "utf8")).peerDependencies ?? {};
+    for (const [peer, range] of Object.entries(peers)) if (!peer.startsWith("@petstore/")) ranges.set(peer, range);
+  }
+  const split = [...ranges].map(([peer, range]) => range.split("||").map((one) => `${peer}@${one.trim()}`));
+  // One set per alternative of the peer with the most (each other peer at its whole range).
+  const widest = Math.max(...split.map((alternatives) => alternatives.length));
+  for (let i = 0; i < widest; i++) console.log(split.map((alternatives) => alternatives[Math.min(i, alternatives.length - 1)]).join(" "));
+' "${packages[@]}")
+for peer_set in "${peer_sets[@]}"; do
+  read -ra peers <<< "$peer_set"
+  kysely_range=$(printf '%s\n' "${peers[@]}" | sed -n 's/^kysely@//p')
+  newest="$work/newest-peers-$(echo "$kysely_range" | tr -cd '0-9.')"
+  mkdir -p "$newest/src"
+  echo '{ "name": "newest-peers", "private": true, "type": "module" }' > "$newest/package.json"
+  tsconfig "$newest"
+  node scripts/readme-snippets.mjs extract README.md "$newest/src" >/dev/null || fail "the README's snippets could not be extracted"
+  for name in "${packages[@]}"; do
+    node scripts/readme-snippets.mjs extract-all "packages/$name/README.md" "$newest/src" "$name" >/dev/null ||
+      fail "the fragments of packages/$name/README.md could not be extracted"
+  done
+  # The host's own packages stay as pinned; the peers take their ranges.
+  newest_host=()
+  for pinned in "${host_packages[@]}"; do
+    keep=1
+    for peer in "${peers[@]}"; do [ "${pinned%@*}" = "${peer%@*}" ] && keep=0; done
+    [ $keep = 1 ] && newest_host+=("$pinned")
+  done
+  if install_into "$newest" npm "${all_tarballs[@]}" "${newest_host[@]}" "${peers[@]}"; then
+    installed=$(cd "$newest" && node -p 'const v = (n) => require(`./node_modules/${n}/package.json`).version; process.argv.slice(1).map((p) => `${p.replace(/@[^@]*$/, "")} ${v(p.replace(/@[^@]*$/, ""))}`).join(", ")' "${peers[@]}")
+    echo "check-packages: the newest peers in range: $installed"
+    [[ $kysely_range == ^0.29* ]] && cp scripts/kysely-next-host.ts "$newest/src/"
+    if (cd "$newest" && npx --no-install tsc -p tsconfig.json); then
+      node scripts/readme-snippets.mjs run "$newest" || fail "a README snippet compiled but did not run as it says (peers: $peer_set)"
+      if [ -n "${DATABASE_URL:-}" ] && [ -f "$newest/dist/kysely-next-host.js" ]; then
+        (cd "$newest" && node dist/kysely-next-host.js) || fail "the store did not run beside a host's own kysely 0.29 Migrator"
+      fi
+    else
+      fail "the README's snippets or a package README's fragments do not compile strictly against the newest peers ($peer_set)"
     fi
   else
-    fail "the packages' types do not compile strictly beside kysely 0.29"
+    fail "the tarballs did not install with the newest peers ($peer_set)"
   fi
-else
-  fail "kysely 0.29 did not install beside the packages"
-fi
+done
 
 # A host on PostgreSQL that already has TypeScript installs the packages without the embedded database: nothing of
 # PGlite, its template, tar, ioredis or the OpenTelemetry API may arrive, the whole must stay within 25 MB and 30
@@ -142,24 +172,34 @@ fi
 # provider (scripts/traced-host.mjs).
 host="$work/postgres-host"
 mkdir -p "$host/src"
-echo '{ "name": "postgres-host", "private": true, "type": "module" }' > "$host/package.json"
 count_packages() { find "$host/node_modules" -name package.json | grep -cE 'node_modules/(@[^/]+/)?[^/]+/package\.json$'; }
 size_kb() { du -sk "$host/node_modules" | cut -f1; }
-if (cd "$host" && npm install --no-audit --no-fund --no-package-lock --silent "typescript@$(version typescript)" \
-  "@types/node@$(version @types/node)"); then
-  before_kb=$(size_kb) before_count=$(count_packages)
-  postgres_tarballs=$(ls "$work"/petstore-*.tgz | grep -v -e petstore-pglite- -e petstore-cli- -e petstore-client-)
-  # shellcheck disable=SC2086
-  if (cd "$host" && npm install --no-audit --no-fund --no-package-lock --silent $postgres_tarballs "zod@$(version zod)" \
-    "kysely@$(version kysely)" "@trpc/server@$(version @trpc/server)"); then
-    added_kb=$(($(size_kb) - before_kb)) added_count=$(($(count_packages) - before_count))
-    added_mb=$(awk "BEGIN { printf \"%.1f\", $added_kb / 1024 }")
-    echo "check-packages: a host on PostgreSQL adds $added_mb MB and $added_count packages (target: 25 MB and 30 packages)"
-    [ "$added_kb" -le $((25 * 1024)) ] || fail "the packages add $added_mb MB to a host on PostgreSQL (at most 25 MB)"
-    [ "$added_count" -le 30 ] || fail "the packages add $added_count packages to a host on PostgreSQL (at most 30)"
-    for unwanted in @electric-sql/pglite @petstore/pglite tar ioredis tldts @types/pg @opentelemetry/api; do
-      [ -e "$host/node_modules/$unwanted" ] && fail "$unwanted is installed in a host on PostgreSQL"
-    done
+# As a host deploys: its package.json names @petstore/embed with kysely and zod (no tRPC, no TypeScript at run time;
+# TypeScript and @types/node are its dev dependencies), a lock file, then `npm ci --omit=dev`. The packages' own
+# dependencies on each other resolve to the tarballs, as the registry would serve them.
+node -e '
+  const fs = require("fs");
+  const [dir, work, zod, kysely, typescript, types] = process.argv.slice(1);
+  const tarballs = fs.readdirSync(work).filter((file) => /^petstore-.*\.tgz$/.test(file));
+  const file = (name) => `file:${work}/${tarballs.find((t) => t.startsWith(`petstore-${name}-`))}`;
+  const overrides = Object.fromEntries(["core", "http", "rest", "trpc", "drivers"].map((name) => [`@petstore/${name}`, file(name)]));
+  fs.writeFileSync(`${dir}/package.json`, JSON.stringify({
+    name: "postgres-host", private: true, type: "module",
+    dependencies: { "@petstore/embed": file("embed"), kysely, zod },
+    devDependencies: { typescript, "@types/node": types },
+    overrides,
+  }, null, 2));
+' "$host" "$work" "$(version zod)" "$(version kysely)" "$(version typescript)" "$(version @types/node)"
+if (cd "$host" && npm install --package-lock-only --no-audit --no-fund --silent && npm ci --omit=dev --no-audit --no-fund --silent); then
+  host_kb=$(size_kb) host_count=$(count_packages)
+  host_mb=$(awk "BEGIN { printf \"%.1f\", $host_kb / 1024 }")
+  echo "check-packages: a host on PostgreSQL without tRPC installs $host_mb MB and $host_count packages with npm ci --omit=dev (target: 25 MB and 30 packages)"
+  [ "$host_kb" -le $((25 * 1024)) ] || fail "a host on PostgreSQL installs $host_mb MB (at most 25 MB)"
+  [ "$host_count" -le 30 ] || fail "a host on PostgreSQL installs $host_count packages (at most 30)"
+  for unwanted in typescript @trpc/server @electric-sql/pglite @petstore/pglite tar ioredis tldts @types/pg @opentelemetry/api; do
+    [ -e "$host/node_modules/$unwanted" ] && fail "$unwanted is installed in a host on PostgreSQL that does not use it"
+  done
+  if (cd "$host" && npm ci --no-audit --no-fund --silent); then
     cat > "$host/tsconfig.json" <<JSON
 {
   "compilerOptions": {
@@ -174,12 +214,11 @@ import { createPetStore, type TracerProviderLike } from '@petstore/core';
 import { createHttpHandler, openPetStore, type OpenPetStoreOptions } from '@petstore/embed';
 import { createPipeline } from '@petstore/http';
 import { createRestCodec } from '@petstore/rest';
-import { createPetsRouter } from '@petstore/trpc';
 import { openDatabase } from '@petstore/drivers';
 
 const tracerProvider: TracerProviderLike = { getTracer: () => ({}) };
 const options: OpenPetStoreOptions = { databaseUrl: 'postgres://localhost/petstore', tracerProvider };
-export const uses = [createPetStore, createHttpHandler, openPetStore, createPipeline, createRestCodec, createPetsRouter, openDatabase, options];
+export const uses = [createPetStore, createHttpHandler, openPetStore, createPipeline, createRestCodec, openDatabase, options];
 TS
     (cd "$host" && npx --no-install tsc -p tsconfig.json) ||
       fail "the public types do not compile strictly (skipLibCheck false) in a host on PostgreSQL without @opentelemetry/api"
@@ -189,9 +228,9 @@ TS
     else
       echo "check-packages: DATABASE_URL is not set; the in-process calls on PostgreSQL were not run"
     fi
-    # The host's own pool, logger, tRPC client and OpenTelemetry SDK (the versions embed's tests pin).
+    # The host's own pool, logger, tRPC server and client and OpenTelemetry SDK (the versions embed's tests pin).
     if (cd "$host" && npm install --no-audit --no-fund --no-package-lock --silent "pg@$(version pg)" "pino@$(version pino)" \
-      "@trpc/client@$(version @trpc/client)" "@opentelemetry/api@$(version @opentelemetry/api)" \
+      "@trpc/server@$(version @trpc/server)" "@trpc/client@$(version @trpc/client)" "@opentelemetry/api@$(version @opentelemetry/api)" \
       "@opentelemetry/sdk-trace-base@$(embed_dev @opentelemetry/sdk-trace-base)" "@opentelemetry/core@$(embed_dev @opentelemetry/core)" \
       "@opentelemetry/context-async-hooks@$(embed_dev @opentelemetry/context-async-hooks)"); then
       if [ -n "${DATABASE_URL:-}" ]; then
@@ -209,10 +248,10 @@ TS
       fail "@petstore/pglite did not install into the host"
     fi
   else
-    fail "the tarballs did not install into a host on PostgreSQL"
+    fail "the host on PostgreSQL did not install with its dev dependencies (TypeScript, @types/node)"
   fi
 else
-  fail "TypeScript did not install into the scratch host"
+  fail "the tarballs did not install into a host on PostgreSQL (npm ci --omit=dev)"
 fi
 
 # @petstore/client alone, as a browser or Node app installs it: no server code, at most 4 packages (the client, zod

@@ -121,7 +121,7 @@ async function checkHostDatabase(project) {
     // 'close', not 'exit': by then all it printed has been read.
     const code = await new Promise((resolve) => child.once('close', resolve));
     if (code !== 0 || out.trim() !== 'Rex') throw new Error(`host-database exited with ${code}, printing ${JSON.stringify(out)}`);
-    console.log("readme-snippets: host-database runs the store on the host's pool and Migrator, in schema petstore");
+    console.log("readme-snippets: host-database migrates (migrateToLatest) and runs the store on the host's pool, in schema petstore");
     // The README's key tool commands for hosts, as written, on that database and schema.
     const keys = spawn('bash', [join(project, 'host-keys.sh')], {
       cwd: project,

@@ -5,27 +5,40 @@ import {
   errorResponse,
   jsonResponse,
   normalizeBasePath,
+  type Codec,
   type Pipeline,
+  type PipelineResult,
   type RequestContext,
+  type StandardRequest,
   type SurfaceOptions,
 } from '@petstore/http';
-import { createRestCodec } from '@petstore/rest';
-import { createTrpcCodec } from '@petstore/trpc';
+import { createRestCodec, type OpenApiContact } from '@petstore/rest';
+import { checkPublishedAt } from './published-at.js';
+import { loadTrpcCodec, TRPC_PREFIX } from './trpc-codec.js';
+import { embedVersion } from './version.js';
 
 export type { HostRedirect } from '@petstore/http';
+export type { OpenApiContact } from '@petstore/rest';
 
 /** Where the service is published, where it is mounted, whom it trusts, and who hears of errors. */
 export interface HandlerOptions extends SurfaceOptions {
   /**
    * The path the whole surface is mounted under (`/petstore`): `${basePath}/v1`, `${basePath}/trpc`,
-   * `${basePath}/healthz`; links, the OpenAPI `servers` and the docs page follow it. Default ''.
+   * `${basePath}/healthz`; links, the OpenAPI `servers` and the docs page follow it. Default ''. A `publicUrl` given
+   * with it must end in `${basePath}/v1` (else the handler is refused when made, with the address to give).
    */
   basePath?: string | undefined;
   /**
    * The release of the program serving (`1.4.0`), named in `/healthz`'s body (`{"status":"ok","version":"1.4.0",…}`), so
-   * a fleet's monitoring sees which instance runs what during a rolling upgrade. Unset: not named.
+   * a fleet's monitoring sees which instance runs what during a rolling upgrade. Default: the release of
+   * `@petstore/embed`.
    */
   version?: string | undefined;
+  /**
+   * Who answers questions about the API, named by the OpenAPI document as `info.contact`
+   * (`{ name: 'Acme API support', url: 'https://acme.example/support' }`): the operator's own. Default: none.
+   */
+  contact?: OpenApiContact | undefined;
   /**
    * What `/healthz` checks, by name: every dependency a request needs, each answering whether it is up. Default: the
    * database (`store.isHealthy`); `openPetStore`'s `dependencies` adds Redis when it is the quota store.
@@ -33,22 +46,25 @@ export interface HandlerOptions extends SurfaceOptions {
   dependencies?: Readonly<Record<string, () => Promise<boolean>>> | undefined;
 }
 
+/** The APIs' prefixes, relative to the base path: every path under them is the API's. */
+export const API_PREFIXES: readonly string[] = Object.freeze(['/v1', TRPC_PREFIX]);
+/** The probes, relative to the base path. */
+export const PROBE_PATHS: readonly string[] = Object.freeze(['/healthz', '/livez']);
+/** The paths the surface serves, relative to its base path: the codecs' prefixes and the probes. */
+export const SURFACE_PATHS: readonly string[] = Object.freeze([...API_PREFIXES, ...PROBE_PATHS]);
+
 const OK = JSON.stringify({ status: 'ok' });
 
 const WEDGED = 'The process refuses every request although it is not overloaded: restart it.';
 
 /**
- * Readiness: 200 naming the release (when given) and what was checked, or 503 `unavailable` naming what is down (for
- * monitoring and alerts).
+ * Readiness: 200 naming the release and what was checked, or 503 `unavailable` naming what is down (for monitoring and
+ * alerts).
  */
-function readiness(dependencies: Readonly<Record<string, () => Promise<boolean>>>, version: string | undefined) {
+function readiness(dependencies: Readonly<Record<string, () => Promise<boolean>>>, version: string) {
   const names = Object.keys(dependencies);
   const checks = Object.values(dependencies);
-  const healthy = JSON.stringify({
-    status: 'ok',
-    ...(version === undefined ? {} : { version }),
-    checks: Object.fromEntries(names.map((name) => [name, 'ok'])),
-  });
+  const healthy = JSON.stringify({ status: 'ok', version, checks: Object.fromEntries(names.map((name) => [name, 'ok'])) });
   return async (ctx: RequestContext) => {
     const up = await Promise.all(checks.map((check) => check().catch(() => false)));
     const down = names.filter((_, i) => !up[i]);
@@ -62,26 +78,49 @@ function readiness(dependencies: Readonly<Record<string, () => Promise<boolean>>
 
 /**
  * The whole HTTP surface on the one pipeline: REST under `/v1` (with `openapi.json` and `/docs`), tRPC under `/trpc`,
- * `GET /healthz` (readiness: 200 while every dependency answers, with the `version` given, 503 naming the ones that do
- * not) and `GET /livez` (liveness: 503 while `live` says the process is wedged).
+ * `GET /healthz` (readiness: 200 while every dependency answers, with the release, 503 naming the ones that do not)
+ * and `GET /livez` (liveness: 503 while `live` says the process is wedged). tRPC's codec is loaded when the pipeline
+ * is made (`@trpc/server` is an optional peer): requests that come before it is ready wait for it.
  * @example const pipeline = createServicePipeline(store, { basePath: '/petstore' })
  */
 export function createServicePipeline(store: PetStore, options: HandlerOptions = {}, live: () => boolean = () => true): Pipeline {
   const basePath = normalizeBasePath(options.basePath);
+  checkPublishedAt(options, basePath);
   // Health answers on any host, also once custom domains are managed (a load balancer asks by address).
   const edge = createEdge({ ...options, anyHostPaths: [`${basePath}/healthz`, `${basePath}/livez`] });
-  const rest = createRestCodec({ prefix: '/v1', basePath, edge });
-  const trpc = createTrpcCodec({ store, prefix: '/trpc', basePath, restPrefix: '/v1' });
-  const ready = readiness(options.dependencies ?? { database: () => store.isHealthy() }, options.version);
-  return createPipeline({
+  const rest = createRestCodec({ prefix: '/v1', basePath, edge, contact: options.contact });
+  const ready = readiness(options.dependencies ?? { database: () => store.isHealthy() }, options.version ?? embedVersion);
+  // The tRPC codec comes when its module has loaded; until then requests wait for it (see `handle`), so the codec
+  // below always has it. The pipeline itself is made now: a mistake in the options is thrown here, not at a request.
+  let trpc: Codec | undefined;
+  const loading = loadTrpcCodec(store, basePath).then((codec) => {
+    trpc = codec;
+  });
+  // A failure other than a missing package is each request's to report (a 500 through the host's error handling).
+  loading.catch(() => {});
+  const loaded = (): Codec => trpc!;
+  const lazyTrpc: Codec = {
+    prefix: TRPC_PREFIX,
+    match: (request, path, query, ctx) => loaded().match(request, path, query, ctx),
+    allows: (path, query) => loaded().allows(path, query),
+    encode: (plan, results, ctx) => loaded().encode(plan, results, ctx),
+    encodeError: (error, ctx) => loaded().encodeError(error, ctx),
+  };
+  const pipeline = createPipeline({
     ...options,
     basePath,
     edge,
     store,
-    codecs: [rest, trpc],
+    codecs: [rest, lazyTrpc],
     resources: {
       '/healthz': ready,
       '/livez': () => (live() ? jsonResponse(200, OK) : errorResponse(new PetStoreError('unavailable', WEDGED))),
     },
   });
+  return {
+    edge: pipeline.edge,
+    handle: (request: StandardRequest, handleOptions?: { fallThrough?: boolean }): Promise<PipelineResult> =>
+      trpc ? pipeline.handle(request, handleOptions) : loading.then(() => pipeline.handle(request, handleOptions)),
+    contextOf: (request: StandardRequest) => pipeline.contextOf(request),
+  };
 }

@@ -71,9 +71,13 @@ describe.skipIf(!databaseUrl)('a pool with no connection to give', () => {
   });
 });
 
-describe.skipIf(!databaseUrl)("a host's own pg pool, with pg's defaults, held to exhaustion", () => {
+// The bound as a host passes it (production default 5 s): short here, so the test waits milliseconds.
+const BOUND_MS = 300;
+
+describe.skipIf(!databaseUrl).each(['pool', 'db'] as const)("a host's own pg pool given as %s, with pg's defaults, held to exhaustion", (given) => {
   let service: OpenPetStore;
   let pool: pg.Pool;
+  let hostDb: Kysely<any>;
   let drop: () => Promise<void>;
   let server: Server;
   let url: string;
@@ -83,36 +87,34 @@ describe.skipIf(!databaseUrl)("a host's own pg pool, with pg's defaults, held to
     // pg's default connectionTimeoutMillis is 0: the pool itself would make a caller wait for ever.
     pool = new pg.Pool({ connectionString: scratch.url, max: 3 });
     pool.on('error', () => {});
-    service = await openPetStore({ pool, apiKeys: [{ key: KEY, plan: 'pro' }] });
+    hostDb = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    const database = given === 'pool' ? { pool } : { db: hostDb };
+    service = await openPetStore({ ...database, acquireTimeoutMs: BOUND_MS, apiKeys: [{ key: KEY, plan: 'pro' }] });
     server = createServer(createHttpHandler(service.store));
     url = await listen(server);
   });
   afterAll(async () => {
     server?.close();
     await service?.close();
-    await pool?.end();
+    await hostDb?.destroy();
     await drop?.();
   });
 
-  it('answers 503 unavailable within 5 s in-process and over HTTP, then serves again once a connection is free', { timeout: 30_000 }, async () => {
+  it('answers 503 unavailable after the bound in-process and over HTTP, then serves again once a connection is free', { timeout: 30_000 }, async () => {
     const held = await Promise.all([pool.connect(), pool.connect(), pool.connect()]);
     try {
-      const started = Date.now();
+      const started = performance.now();
       const inProcess = await service.store.listPets({ limit: 1 }, { apiKey: KEY }).catch((error: unknown) => error);
-      const waited = Date.now() - started;
+      const waited = performance.now() - started;
       expect(inProcess).toBeInstanceOf(PetStoreError);
       expect((inProcess as PetStoreError).toBody()).toStrictEqual(unavailable);
-      expect(waited).toBeGreaterThanOrEqual(4_900);
-      expect(waited).toBeLessThan(6_500);
+      // Not before the bound (a timer never fires early); the upper side is the bound a host set, not a hang.
+      expect(waited).toBeGreaterThanOrEqual(BOUND_MS - 5);
 
-      const overHttp = Date.now();
       const answer = await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${KEY}` } });
-      const waitedOverHttp = Date.now() - overHttp;
       expect(answer.status).toBe(503);
       expect(answer.headers.get('retry-after')).toBe('1');
       expect(await answer.json()).toStrictEqual(unavailable);
-      expect(waitedOverHttp).toBeLessThan(6_500);
-      console.log(`host pool exhausted: 503 after ${waited} ms in-process, ${waitedOverHttp} ms over HTTP`);
     } finally {
       for (const client of held) client.release();
     }

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PetStoreError, type Pet } from '@petstore/core';
@@ -84,10 +85,11 @@ describe.each(targets)('embedding the pet store on $name', (target) => {
     }
   });
 
-  it("names the version it is given in /healthz's body, and none when given none", async () => {
+  it("names the version it is given in /healthz's body, and the release of @petstore/embed when given none", async () => {
+    const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
     for (const [options, body] of [
       [{ version: '3.1.4' }, { status: 'ok', version: '3.1.4', checks: { database: 'ok' } }],
-      [{}, { status: 'ok', checks: { database: 'ok' } }],
+      [{}, { status: 'ok', version, checks: { database: 'ok' } }],
     ] as const) {
       const server = createServer(createHttpHandler(service.store, options));
       const url = await listen(server);

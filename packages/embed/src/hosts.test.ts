@@ -10,6 +10,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { embedVersion } from './version.js';
 import { createFastifyPlugin } from './create-fastify-plugin.js';
 import { createFetchHandler } from './create-fetch-handler.js';
 import { createHttpHandler } from './create-http-handler.js';
@@ -120,7 +121,7 @@ describe.each(testDatabases)('hosts mounting the store under /petstore on $name'
       const anonymous = await fetch(`${root}/petstore/v1/no-such-thing`);
       expect(anonymous.status).toBe(404);
       expect(anonymous.headers.get('x-ratelimit-limit')).toBe('60');
-      expect(await (await fetch(`${root}/petstore/healthz`)).json()).toEqual({ status: 'ok', checks: { database: 'ok' } });
+      expect(await (await fetch(`${root}/petstore/healthz`)).json()).toEqual({ status: 'ok', version: embedVersion, checks: { database: 'ok' } });
     } finally {
       await close(server);
     }
@@ -217,6 +218,79 @@ describe.each(testDatabases)('hosts mounting the store under /petstore on $name'
       await checkSurface(`${root}/petstore`, apiKey, 'pending');
     } finally {
       await close(server);
+    }
+  });
+
+  it('works under Hono\'s app.mount as written, which cuts the prefix off: routes and links keep the basePath, and the socket\'s address counts', async () => {
+    const app = new Hono();
+    app.mount('/naive', createFetchHandler(store, { basePath: '/naive' }));
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    await new Promise((resolve) => server.once('listening', resolve));
+    const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      await checkSurface(`${root}/naive`, apiKey, 'sold');
+      expect((await fetch(`${root}/naive/healthz`)).status).toBe(200);
+      expect((await fetch(`${root}/naive/elsewhere`)).status).toBe(404);
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('fails loudly under Hono\'s app.mount without a basePath, naming the basePath to give, instead of links without the prefix', async () => {
+    const app = new Hono();
+    const errors: unknown[] = [];
+    app.onError((error, c) => {
+      errors.push(error);
+      return c.json({ host: 'error' }, 500);
+    });
+    app.mount('/naive', createFetchHandler(store));
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    await new Promise((resolve) => server.once('listening', resolve));
+    const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const answer = await fetch(`${root}/naive/v1/pets`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 500, body: { host: 'error' } });
+      expect(String(errors[0])).toContain("createFetchHandler(store, { basePath: '/naive' })");
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('refuses, when made, a publicUrl without /v1 or without the basePath, naming the option and the address to give', () => {
+    expect(() => createHttpHandler(store, { publicUrl: 'https://api.example.com' })).toThrow(
+      /publicUrl "https:\/\/api\.example\.com" must end in the API's version segment \/v1.*give publicUrl: 'https:\/\/api\.example\.com\/v1'/,
+    );
+    expect(() => createFetchHandler(store, { publicUrl: 'https://api.example.com/v1', basePath: '/petstore' })).toThrow(
+      /publicUrl "https:\/\/api\.example\.com\/v1" leaves out basePath "\/petstore".*Give publicUrl: 'https:\/\/api\.example\.com\/petstore\/v1'/,
+    );
+    expect(() => createHttpHandler(store, { stagingUrl: 'staging.example.com/v1' })).toThrow(/stagingUrl "staging\.example\.com\/v1" is not an absolute URL/);
+    expect(() => createHttpHandler(store, { publicUrl: 'https://api.example.com/petstore/v1/', basePath: '/petstore' })).not.toThrow();
+  });
+
+  it('falls through to Fastify\'s own not-found handler for other paths under the prefix, and names each request by request.id in its answer and request.log', async () => {
+    const lines: { reqId?: unknown; msg?: string; route?: string; status?: number }[] = [];
+    const stream = { write: (line: string) => void lines.push(JSON.parse(line)) };
+    const app = Fastify({ logger: { level: 'info', stream }, genReqId: () => `host-${lines.length}-${Math.random().toString(36).slice(2, 8)}` });
+    app.setNotFoundHandler((_request, reply) => void reply.code(404).send({ host: 'not found' }));
+    await app.register(createFastifyPlugin(store), { prefix: '/petstore' });
+    const root = await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      for (const path of ['/petstore/elsewhere', '/petstore', '/petstore/healthz/deeper']) {
+        const answer = await fetch(`${root}${path}`);
+        expect({ path, status: answer.status, body: await answer.json() }).toEqual({ path, status: 404, body: { host: 'not found' } });
+      }
+      const api = await fetch(`${root}/petstore/v1/no-such-thing`);
+      expect({ status: api.status, body: await api.json() }).toMatchObject({ status: 404, body: { code: 'not_found' } });
+      const listed = await fetch(`${root}/petstore/v1/pets`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect(listed.status).toBe(200);
+      const id = listed.headers.get('x-request-id');
+      expect(id).toMatch(/^host-/);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const ours = lines.filter((line) => line.msg === 'request' && line.route === '/petstore/v1/pets');
+      expect(ours).toEqual([expect.objectContaining({ reqId: id, status: 200 })]);
+      expect(lines.filter((line) => line.reqId === id).every((line) => typeof line.reqId === 'string')).toBe(true);
+    } finally {
+      await app.close();
     }
   });
 

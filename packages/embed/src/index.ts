@@ -29,7 +29,7 @@ export {
   type OwnDatabaseOptions,
   type StoreOptions,
 } from './open-pet-store.js';
-export { createFastifyPlugin, type FastifyPlugin, type FastifyScope } from './create-fastify-plugin.js';
+export { createFastifyPlugin, type FastifyPlugin, type FastifyRequestLike, type FastifyScope } from './create-fastify-plugin.js';
 export { createHttpHandler, type HttpHandlerOptions } from './create-http-handler.js';
 export { createFetchHandler, type FetchHandler } from './create-fetch-handler.js';
 export { createServicePipeline, type HandlerOptions, type HostRedirect } from './create-pipeline.js';

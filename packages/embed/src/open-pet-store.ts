@@ -40,16 +40,20 @@ export interface ConfiguredApiKey {
 export interface OwnDatabaseOptions extends DatabaseOptions {
   pool?: undefined;
   db?: undefined;
+  acquireTimeoutMs?: undefined;
 }
 
 /** The store on the host's own PostgreSQL pool (a `pg` Pool); not with `db`, `databaseUrl` or `dataDir`. */
 export interface HostPoolOptions {
   /**
    * The host's own PostgreSQL pool (a `pg` Pool), used instead of `databaseUrl` and `dataDir`; `close()` leaves it
-   * open, and its `error` listener stays the host's to attach. Each connection is waited for at most 5 s, whatever
-   * the pool's own `connectionTimeoutMillis` (pg's default, 0, waits for ever): then 503 `unavailable`.
+   * open, and its `error` listener stays the host's to attach. Each connection is waited for at most
+   * `acquireTimeoutMs`, whatever the pool's own `connectionTimeoutMillis` (pg's default, 0, waits for ever): then 503
+   * `unavailable`.
    */
   pool: HostPool;
+  /** How long a statement waits for a connection of the host's pool before it answers 503 `unavailable`. Default 5 s. */
+  acquireTimeoutMs?: number | undefined;
   db?: undefined;
   databaseUrl?: undefined;
   dataDir?: undefined;
@@ -60,9 +64,12 @@ export interface HostPoolOptions {
 export interface HostKyselyOptions {
   /**
    * The host's own Kysely on PostgreSQL, used (without its plugins) instead of `databaseUrl` and `dataDir`; `close()`
-   * never destroys it. Its pool bounds the wait for a connection: give it a `connectionTimeoutMillis`.
+   * never destroys it. Each connection of its pool is waited for at most `acquireTimeoutMs`, as with `pool`, whatever
+   * the pool's own timeout: then 503 `unavailable`.
    */
   db: Kysely<any>;
+  /** How long a statement waits for a connection of the host's Kysely before it answers 503 `unavailable`. Default 5 s. */
+  acquireTimeoutMs?: number | undefined;
   pool?: undefined;
   databaseUrl?: undefined;
   dataDir?: undefined;
@@ -159,7 +166,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
   // A provider without the OpenTelemetry API is refused before anything opens.
   if (options.tracerProvider) tracingApi(options.tracerProvider, 'Tracing the store (tracerProvider)');
   const { schema } = options;
-  const host = options.db || options.pool ? openHostDatabase({ db: options.db, pool: options.pool }) : undefined;
+  const host = options.db || options.pool ? openHostDatabase({ db: options.db, pool: options.pool, acquireTimeoutMs: options.acquireTimeoutMs }) : undefined;
   const database: OpenDatabase = host ?? (await openDatabase(options));
   const statements = host ? host.statements : database.pool;
   let redis: Redis | undefined;

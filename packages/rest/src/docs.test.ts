@@ -1,8 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPetStore } from '@petstore/core';
 import { testDatabases } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenApiDocument } from './openapi/create-openapi-document.js';
+import { createRestHandler } from './rest-handler.js';
 import { expectError, startRestServer, type RestServer } from './testing/rest-server.js';
 
 const redocBundles = new URL('bundles/', new URL(import.meta.resolve('redoc/package.json')));
@@ -104,17 +107,34 @@ describe.each(testDatabases)('the OpenAPI document and the docs on $name', (data
     expect(post.headers.get('allow')).toBe('GET, HEAD');
   });
 
-  it('lists the address it listens on as the server when no public address is configured', async () => {
+  it('lists the address it listens on as the one server when no public address is configured', async () => {
     const local = await startRestServer(database);
     try {
       const port = new URL(local.base).port;
       const asked = JSON.parse(await rawGet(port, '/v1/openapi.json', 'evil.example.net'));
-      expect(asked.servers).toEqual([
-        { url: `http://127.0.0.1:${port}/v1`, description: 'Production', 'x-internal': false },
-        { url: `http://127.0.0.1:${port}/v1`, description: 'Staging', 'x-internal': false },
-      ]);
+      expect(asked.servers).toEqual([{ url: `http://127.0.0.1:${port}/v1`, description: 'Production', 'x-internal': false }]);
+      expect(asked.info.contact).toBeUndefined();
     } finally {
       await local.close();
+    }
+  });
+
+  it('writes an IPv4 address reached on a dual-stack socket as IPv4, and names the contact it is given', async () => {
+    const opened = await database.open();
+    const store = createPetStore({ db: opened.db });
+    const contact = { name: 'Acme API support', url: 'https://acme.example/support', email: 'api@acme.example' };
+    const server = createServer(createRestHandler({ store, contact }));
+    await new Promise<void>((resolve) => server.listen(0, '::', resolve));
+    try {
+      const port = String((server.address() as AddressInfo).port);
+      const asked = JSON.parse(await rawGet(port, '/v1/openapi.json', `127.0.0.1:${port}`));
+      expect(asked.servers).toEqual([{ url: `http://127.0.0.1:${port}/v1`, description: 'Production', 'x-internal': false }]);
+      expect(asked.info.contact).toEqual(contact);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await store.close();
+      await opened.close();
     }
   });
 

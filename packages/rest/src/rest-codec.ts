@@ -18,6 +18,7 @@ import { inputSources } from './input-sources.js';
 import { nextPageUrl } from './links.js';
 import { bodyWithPath } from './path-fields.js';
 import { createOpenApiDocument } from './openapi/create-openapi-document.js';
+import type { OpenApiContact } from './openapi/document-types.js';
 import { cacheOpenApiDocument, openApiResource } from './openapi/openapi-endpoint.js';
 import type { RestResource } from './rest-resource.js';
 import { createRouter, type RouteDefinition } from './router.js';
@@ -32,6 +33,8 @@ export interface RestCodecOptions {
   docs?: boolean;
   /** The edge of the pipeline, for the document's servers. */
   edge: Edge;
+  /** The operator's contact, named by the OpenAPI document (`info.contact`); absent by default. */
+  contact?: OpenApiContact | undefined;
 }
 
 export type { RestResource } from './rest-resource.js';
@@ -103,7 +106,7 @@ export function createRestCodec(options: RestCodecOptions): Codec<Plan> {
     }),
   );
   if (options.docs !== false) {
-    const document = cacheOpenApiDocument(createOpenApiDocument, (request) => options.edge.servers(request, apiBase));
+    const document = cacheOpenApiDocument((document) => createOpenApiDocument({ ...document, contact: options.contact }), (request) => options.edge.servers(request, apiBase));
     const resource = (path: string, serve: RestResource): Route => ({ kind: 'resource', label: `${apiBase}${path}`, serve });
     routes.push({ method: 'GET', path: '/openapi.json', endpoint: resource('/openapi.json', openApiResource(document)) });
     for (const docs of docsRoutes(document)) routes.push({ ...docs, endpoint: resource('/docs', docs.endpoint) });

@@ -1,5 +1,6 @@
 import type { PetStore } from '@petstore/core';
 import { createEdge, createPipeline, normalizeBasePath, toNodeHandler, type NodeHandler, type SurfaceOptions } from '@petstore/http';
+import type { OpenApiContact } from './openapi/document-types.js';
 import { createRestCodec } from './rest-codec.js';
 
 /** What {@link createRestHandler} is built from. */
@@ -9,6 +10,8 @@ export interface RestHandlerOptions extends SurfaceOptions {
   basePath?: string;
   /** Serve `${basePath}/openapi.json` and the docs at `${basePath}/docs` (no key needed); default true. */
   docs?: boolean;
+  /** The operator's contact, named by the OpenAPI document (`info.contact`); absent by default. */
+  contact?: OpenApiContact | undefined;
 }
 
 /**
@@ -17,8 +20,8 @@ export interface RestHandlerOptions extends SurfaceOptions {
  * @example http.createServer(createRestHandler({ store })).listen(3000) // or app.use('/petstore', handler)
  */
 export function createRestHandler(options: RestHandlerOptions): NodeHandler {
-  const { basePath = '/v1', docs, ...rest } = options;
+  const { basePath = '/v1', docs, contact, ...rest } = options;
   const edge = createEdge(rest);
-  const codec = createRestCodec({ prefix: normalizeBasePath(basePath), edge, docs: docs !== false });
+  const codec = createRestCodec({ prefix: normalizeBasePath(basePath), edge, docs: docs !== false, contact });
   return toNodeHandler(createPipeline({ ...rest, edge, codecs: [codec] }));
 }

@@ -1,4 +1,5 @@
-export { appRouter, procedurePaths, type AppRouter } from './app-router.js';
+export { procedurePaths, type AppRouter } from './app-router.js';
+export { appRouter, type PetStoreTypeError } from './not-a-host-router.js';
 export {
   createPetsRouter,
   petsResponseMeta,

@@ -8,9 +8,22 @@ export interface OpenApiServers {
   custom?: readonly string[] | undefined;
 }
 
-/** What the document is built for: its servers, and the operations it describes. */
+/**
+ * Whom the document names for questions about the API (OpenAPI `info.contact`): the operator's own address, never the
+ * project's. Unset: the document names no contact.
+ */
+export interface OpenApiContact {
+  name?: string | undefined;
+  /** An absolute URL (`https://example.com/support`). */
+  url?: string | undefined;
+  email?: string | undefined;
+}
+
+/** What the document is built for: its servers, its contact, and the operations it describes. */
 export interface CompleteDocumentOptions {
   servers: OpenApiServers;
+  /** The operator's contact (`info.contact`); absent by default. */
+  contact?: OpenApiContact | undefined;
   /** The operations the document describes, matched by path, method and operationId; the core's by default. */
   operations?: readonly OperationDefinition[];
 }

@@ -1,7 +1,7 @@
 import { operations } from '@petstore/core';
 import { createDocument } from 'zod-openapi';
 import { componentsOf } from './components.js';
-import type { CompleteDocumentOptions } from './document-types.js';
+import type { CompleteDocumentOptions, OpenApiContact } from './document-types.js';
 import type { Document } from './openapi-types.js';
 import { pathsOf } from './paths.js';
 import { bodySchemas } from './request-body.js';
@@ -14,6 +14,12 @@ const DESCRIPTION =
   'Every response carries the rate-limit headers; a request over the limit gets 429 with `Retry-After`.';
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+/** The operator's contact as `info.contact`, its empty fields left out; nothing when none is configured. */
+function contactOf(contact: OpenApiContact | undefined): { contact?: Record<string, string> } {
+  const fields = Object.entries(contact ?? {}).filter(([, value]) => typeof value === 'string' && value !== '');
+  return fields.length === 0 ? {} : { contact: Object.fromEntries(fields) as Record<string, string> };
+}
 
 /**
  * The document with zod-openapi's own types, for this package's code and tests: generated in one step from the
@@ -34,7 +40,7 @@ export function openApiObject(options: CompleteDocumentOptions): Document {
       version: '1.0.0',
       description: DESCRIPTION,
       license: { name: 'MIT', identifier: 'MIT' },
-      contact: { name: 'Pet Store issues', url: 'https://github.com/petstore/petstore/issues' },
+      ...contactOf(options.contact),
     },
     // Both servers are public: `x-internal: false` says so (OWASP API9, an inventory of what is exposed).
     servers: [

@@ -32,6 +32,24 @@ function originsOf(document: object): string[] {
   return [...origins];
 }
 
+/** `http://[::ffff:127.0.0.1]:8080/v1` → `http://127.0.0.1:8080/v1`: an IPv4 client reached a dual-stack socket. */
+const unmapped = (url: string) => url.replace(/^(https?:\/\/)\[::ffff:(\d{1,3}(?:\.\d{1,3}){3})\]/i, '$1$2');
+
+/**
+ * The servers as the document lists them: an IPv4 address as IPv4 (not IPv4-mapped IPv6), and staging only when it is
+ * a server of its own (an unconfigured staging address falls back to production's, which is not a second server).
+ */
+function listed(servers: OpenApiServers): OpenApiServers {
+  const production = unmapped(servers.production);
+  const staging = servers.staging === undefined ? undefined : unmapped(servers.staging);
+  const trim = (url: string) => url.replace(/\/+$/, '');
+  return {
+    production,
+    ...(staging !== undefined && trim(staging) !== trim(production) ? { staging } : {}),
+    ...(servers.custom ? { custom: servers.custom } : {}),
+  };
+}
+
 /**
  * Builds the document once per set of servers, on first use. The servers come from configuration (or, in
  * development, the address the server listens on), never from a request's `Host`, so no client can make the service
@@ -44,7 +62,7 @@ export function cacheOpenApiDocument(
 ): OpenApiDocumentCache {
   const cached = new Map<string, { json: Buffer; origins: readonly string[] }>();
   const load = (req: StandardRequest) => {
-    const servers = serversOf(req);
+    const servers = listed(serversOf(req));
     const key = `${servers.production} ${servers.staging ?? ''} ${(servers.custom ?? []).join(' ')}`;
     let entry = cached.get(key);
     if (!entry) {

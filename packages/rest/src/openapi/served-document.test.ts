@@ -60,12 +60,6 @@ const differences: { why: string; apply(document: Json): void }[] = [
     },
   },
   {
-    why: 'spectral:oas info-contact: where to report problems (the repository\'s issues, as package.json says).',
-    apply(document) {
-      add(document.info, { contact: { name: 'Pet Store issues', url: 'https://github.com/petstore/petstore/issues' } });
-    },
-  },
-  {
     why:
       'OWASP API4 (integer-format, integer-limit, string-limit): bounds on every header. Counts and the reset time ' +
       'go up to 2^53-1 (enterprise limits may), Retry-After up to the longest ban (7 days), X-Request-Id is 1 to ' +
