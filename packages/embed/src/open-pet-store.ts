@@ -2,6 +2,7 @@ import {
   createPetStore,
   createQuota,
   type Database,
+  defaultSchema,
   migrateToLatest,
   operations,
   systemClock,
@@ -76,7 +77,9 @@ export type OpenPetStoreOptions = StoreOptions & (OwnDatabaseOptions | HostPoolO
 export interface StoreOptions {
   /**
    * The PostgreSQL schema of every table of the store and of its migration records (`petstore_migration`), made if
-   * missing: the store then sits beside a host's own tables of the same names. Unset: the current schema (`public`).
+   * missing: the store then sits beside a host's own tables of the same names. Unset: the schema a fresh session's
+   * `search_path` gives (`public`), read once at opening; every statement names it either way, so no session state
+   * (a `search_path` a pooled connection was left with) changes where the store reads and writes.
    */
   schema?: string | undefined;
   /**
@@ -126,6 +129,12 @@ export interface OpenPetStore {
   store: PetStore;
   database: OpenDatabase;
   /**
+   * The PostgreSQL schema of the store's tables, named in each of its statements: `schema` as given, else the one a
+   * fresh session's `search_path` gives (`public`), read once at opening. Give it to stores built beside this one.
+   * @example createDomainStore(service.database.db, { schema: service.schema })
+   */
+  schema: string;
+  /**
    * Whether a dependency answers now: `database`, or `redis` with the redis store (its `PING`). For outage logs.
    * @example if (!(await service.probe('redis'))) log('still down')
    */
@@ -158,13 +167,15 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
   }
   // A provider without the OpenTelemetry API is refused before anything opens.
   if (options.tracerProvider) tracingApi(options.tracerProvider, 'Tracing the store (tracerProvider)');
-  const { schema } = options;
   const host = options.db || options.pool ? openHostDatabase({ db: options.db, pool: options.pool }) : undefined;
   const database: OpenDatabase = host ?? (await openDatabase(options));
   const statements = host ? host.statements : database.pool;
   let redis: Redis | undefined;
   let quota: ClosableQuota | undefined;
   try {
+    // Named in every statement from here on: a session's `search_path` (which a pooler hands on from whoever used the
+    // connection before, pg_dump included) never decides where the store reads and writes.
+    const schema = options.schema ?? (await defaultSchema(database.db));
     if (options.migrate !== false) await migrateToLatest(database.db, { schema, release: options.release });
     else await expectTables(database.db, schema);
     const clock = options.clock ?? systemClock;
@@ -208,6 +219,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
     return {
       store: refusingOnceClosed(store, () => closed),
       database,
+      schema,
       dependencies,
       async probe(dependency) {
         if (dependency !== 'redis') return store.isHealthy();
