@@ -118,7 +118,10 @@ export interface StoreOptions {
   quota?: QuotaOptions;
   /** Told of every counted request (for logs and metrics). */
   onRequestCounted?: PetStoreOptions['onRequestCounted'];
-  /** Told of 429s and deprecated calls (give the handler the same object for requests and durations). */
+  /**
+   * Told of 429s, deprecated calls and, on PostgreSQL opened by `databaseUrl`, the waits for the database (give the
+   * handler the same object for requests and durations).
+   */
   metrics?: PetStoreOptions['metrics'];
   /** OpenTelemetry tracer provider of the store's spans: the global one by default; `false` for none. */
   tracerProvider?: PetStoreOptions['tracerProvider'];
@@ -168,8 +171,10 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
   // A provider without the OpenTelemetry API is refused before anything opens.
   if (options.tracerProvider) tracingApi(options.tracerProvider, 'Tracing the store (tracerProvider)');
   const host = options.db || options.pool ? openHostDatabase({ db: options.db, pool: options.pool }) : undefined;
-  const database: OpenDatabase = host ?? (await openDatabase(options));
-  const statements = host ? host.statements : database.pool;
+  const waited = options.metrics?.databaseWait?.bind(options.metrics);
+  const onWait = waited ? (stage: 'acquire' | 'statement', seconds: number) => waited({ stage, seconds }) : undefined;
+  const database: OpenDatabase = host ?? (await openDatabase({ ...options, onWait }));
+  const statements = host ? host.statements : (database.statements ?? database.pool);
   let redis: Redis | undefined;
   let quota: ClosableQuota | undefined;
   try {
