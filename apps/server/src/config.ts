@@ -2,7 +2,8 @@ import { CONFIGURED_API_KEY_RULE, PLAN_NAMES, isWellFormedApiKey, type PlanName 
 import type { ConfiguredApiKey, CorsOrigins, HostRedirect, TrustProxy } from '@petstore/embed';
 import { compileTrust } from '@petstore/http';
 import { isIP } from 'node:net';
-import { isAbsolute } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 
 const integer = (min: number, max: number) =>
@@ -146,7 +147,7 @@ const Environment = z.object({
     z
       .string()
       .refine((dir) => dir === 'memory://' || !dir.includes('://'), 'must be a folder path or memory://')
-      .default('./.petstore-data'),
+      .optional(),
   ),
   PETSTORE_API_KEYS: z.preprocess(unsetIfEmpty, z.string().transform(parseApiKeys).default([])),
   PETSTORE_RATE_LIMIT_STORE: z.preprocess(unsetIfEmpty, z.enum(['memory', 'postgres', 'redis']).optional()),
@@ -172,6 +173,8 @@ const Environment = z.object({
   // The user's private runtime folder (systemd's /run/user/UID), for the admin channel; the XDG rule: a relative
   // path is ignored.
   XDG_RUNTIME_DIR: z.preprocess(unsetIfEmpty, z.string().optional()),
+  // Where the service notes the data folder it last served (to warn when an upgrade opens an empty one elsewhere).
+  XDG_STATE_HOME: z.preprocess(unsetIfEmpty, z.string().optional()),
   PETSTORE_PLATFORM_HOST: z.preprocess(
     unsetIfEmpty,
     z
@@ -199,6 +202,9 @@ const Environment = z.object({
 /** The service's configuration. */
 export type Config = ReturnType<typeof toConfig>;
 
+/** The embedded database's folder when PETSTORE_DATA_DIR is unset: relative to the working directory. */
+export const DEFAULT_DATA_DIR = './.petstore-data';
+
 function toConfig(env: z.output<typeof Environment>) {
   const localUrl = `http://${env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${env.PORT}/v1`;
   if (env.PETSTORE_RATE_LIMIT_STORE === 'postgres' && !env.DATABASE_URL) {
@@ -214,8 +220,12 @@ function toConfig(env: z.output<typeof Environment>) {
     port: env.PORT,
     host: env.HOST,
     databaseUrl: env.DATABASE_URL,
-    dataDir: env.PETSTORE_DATA_DIR,
+    dataDir: env.PETSTORE_DATA_DIR ?? DEFAULT_DATA_DIR,
     dataDirIsFolder: env.PETSTORE_DATA_DIR !== 'memory://' && !env.DATABASE_URL,
+    /** Whether PETSTORE_DATA_DIR was unset, so the data folder is the working directory's `.petstore-data`. */
+    dataDirIsDefault: env.PETSTORE_DATA_DIR === undefined,
+    /** The user's state folder (`$XDG_STATE_HOME`, else `~/.local/state`), where the last data folder is noted. */
+    stateDir: env.XDG_STATE_HOME !== undefined && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : join(homedir(), '.local', 'state'),
     apiKeys: env.PETSTORE_API_KEYS,
     rateLimitStore: env.PETSTORE_RATE_LIMIT_STORE ?? (env.DATABASE_URL ? 'postgres' : 'memory'),
     /** Read only with the redis store. */

@@ -1,3 +1,4 @@
+import { format } from 'node:util';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 const BATCH_BYTES = 16 * 1024;
@@ -54,4 +55,19 @@ function isoTimeOncePerMs(): string {
     lastTime = `,"time":"${new Date(now).toISOString()}"`;
   }
   return lastTime;
+}
+
+/**
+ * Routes what dependencies print with `console` (ioredis warns with `console.warn` that a password was given to a
+ * Redis that needs none) through the logger, as JSON lines of the matching level with `source: "console"`: the
+ * service's output stays one JSON object a line. For the service's own process only; a library never does this.
+ * @example routeConsole(createLogger('info'))
+ */
+export function routeConsole(logger: Logger): void {
+  const to = (level: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => logger[level]({ source: 'console' }, format(...args));
+  console.debug = to('debug');
+  console.log = to('info');
+  console.info = to('info');
+  console.warn = to('warn');
+  console.error = to('error');
 }

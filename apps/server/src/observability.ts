@@ -53,6 +53,13 @@ export function createObservability(options: { logger: Logger }) {
     labelNames: ['operation', 'key_id'],
     registers: [registry],
   });
+  const databaseWait = new Histogram({
+    name: 'petstore_db_wait_seconds',
+    help: 'Time waited for PostgreSQL: acquire (a connection of this instance\'s pool), statement (a round trip, which behind PgBouncer includes its queue for a server connection).',
+    labelNames: ['stage'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
   // The running release as a label of a constant 1, the Prometheus idiom: joined to other series, it says which
   // instance runs what during a rolling upgrade.
   new Gauge({
@@ -126,6 +133,7 @@ export function createObservability(options: { logger: Logger }) {
       },
       rateLimited: ({ plan, code }) => refused.inc({ plan, code }),
       deprecatedCall: ({ operationId, keyId }) => deprecatedCalls.inc({ operation: operationId, key_id: String(keyId) }),
+      databaseWait: ({ stage, seconds }) => databaseWait.observe({ stage }, seconds),
     } satisfies PetStoreMetrics,
   };
 }

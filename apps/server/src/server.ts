@@ -1,5 +1,7 @@
 import { createServer, type Server, type ServerOptions } from 'node:http';
+import { stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { createDomainStore, type Clock, type DomainStore } from '@petstore/core';
 import {
   closeGracefully,
@@ -14,6 +16,7 @@ import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openAdminChannel, type AdminChannel } from './admin-channel.js';
 import { createCertificateAsk } from './certificate-ask.js';
+import { absoluteDataDir, earlierDataFolder, noteDataFolder } from './data-folder.js';
 import { startDomainRegistry, type DomainRegistry } from './domain-registry.js';
 import { createObservability } from './observability.js';
 import { tracingChoice } from './tracing.js';
@@ -56,18 +59,29 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Thrown by {@link startServer} when its `signal` aborted before the listeners opened; everything it opened is closed. */
+export class StoppedDuringStart extends Error {
+  constructor() {
+    super('Stopped during start-up, before any listener opened');
+    this.name = 'StoppedDuringStart';
+  }
+}
+
 /**
  * Opens the store and serves it on one port: `/v1`, `/trpc`, `/v1/openapi.json`, `/v1/docs`, `/healthz`, `/livez`.
+ * With `signal` aborted before the listeners open, it closes what it opened and throws {@link StoppedDuringStart}.
  * @example const running = await startServer(loadConfig(process.env)); await running.close()
  */
 export async function startServer(
   config: Config,
-  options: { clock?: Clock; createDevelopmentKey?: boolean; logger?: Logger } = {},
+  options: { clock?: Clock; createDevelopmentKey?: boolean; logger?: Logger; signal?: AbortSignal } = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const observability = createObservability({ logger });
   // Traced through the SDK a host registered before the service started (node --import), else not at all.
   const tracerProvider = tracingChoice();
+  // A folder without PG_VERSION holds no database yet: this start makes one.
+  const fresh = config.dataDirIsFolder && !(await stat(join(config.dataDir, 'PG_VERSION')).then(() => true, () => false));
   // Opening the store takes the embedded folder's lock (one process per folder) and closing it gives it up.
   const service = await openPetStore({
     databaseUrl: config.databaseUrl,
@@ -85,15 +99,30 @@ export async function startServer(
     ...(options.clock ? { clock: options.clock } : {}),
   });
   let developmentKey: string | undefined;
-  // Only for a first try on the embedded database: a fleet on PostgreSQL would print one working key per instance
-  // into its logs, and an operator who revokes every key in a leak must not find a new one printed at the restart.
-  if (options.createDevelopmentKey && !config.databaseUrl && !(await service.store.apiKeys.everHeldAKey())) {
+  const dataDir = absoluteDataDir(config.dataDir);
+  // An upgrade installed in another checkout, started without PETSTORE_DATA_DIR, opens that checkout's empty
+  // `.petstore-data` while the data stays in the old one: said loudly, naming the old one, and no key made here.
+  const earlier = config.dataDirIsFolder && config.dataDirIsDefault && fresh ? await earlierDataFolder(config.stateDir, dataDir).catch(() => undefined) : undefined;
+  if (earlier) {
+    logger.warn(
+      { dataDir, earlierDataDir: earlier },
+      `Opened an EMPTY data folder (${dataDir}: PETSTORE_DATA_DIR is unset, so the working directory's) while ${earlier}, ` +
+        `where this service last ran, holds its keys and data. To serve them, stop and start again with PETSTORE_DATA_DIR=${earlier}`,
+    );
+  } else if (options.createDevelopmentKey && !config.databaseUrl && !(await service.store.apiKeys.everHeldAKey())) {
+    // Only for a first try on the embedded database: a fleet on PostgreSQL would print one working key per instance
+    // into its logs, and an operator who revokes every key in a leak must not find a new one printed at the restart.
     developmentKey = (await service.store.apiKeys.create({ plan: 'free', label: 'development' })).key;
+  }
+  if (config.dataDirIsFolder && (await service.store.apiKeys.everHeldAKey())) {
+    await noteDataFolder(config.stateDir, dataDir).catch((error: unknown) =>
+      logger.debug({ err: error }, 'Could not note the data folder (for the warning after an upgrade elsewhere)'),
+    );
   }
   if (service.database.pool) observability.watchPool(service.database.pool);
   observability.watchDependencies(service.dependencies);
   const check = config.platformHost ? createDnsCheck({ platformHost: config.platformHost, servers: config.dnsServers }) : undefined;
-  const domains = createDomainStore(service.database.db, { check, ...(options.clock ? { clock: options.clock } : {}) });
+  const domains = createDomainStore(service.database.db, { schema: service.schema, check, ...(options.clock ? { clock: options.clock } : {}) });
   const domainRegistry = await startDomainRegistry({ domains, recheck: check !== undefined, logger });
   // An outage is two log lines (down, back with the count refused), not one line with a stack per 503.
   const outageLog = createOutageLog({ logger, probe: (dependency) => service.probe(dependency) });
@@ -134,6 +163,8 @@ export async function startServer(
         });
   let admin: AdminChannel | undefined;
   try {
+    // A stop asked for while the store opened: no listener opens, and what opened closes (saving what it holds).
+    if (options.signal?.aborted) throw new StoppedDuringStart();
     await listen(server, config.port, config.host);
     // Loopback unless PETSTORE_METRICS_HOST says otherwise: HOST=0.0.0.0 does not make metrics public.
     if (metricsServer) await listen(metricsServer, config.metricsPort!, config.metricsHost);

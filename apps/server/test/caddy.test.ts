@@ -76,7 +76,8 @@ describe.runIf(caddyInstalled && dnsmasqInstalled)("custom domains behind Caddy'
           servername: 'shop.example.test',
           ca,
           agent: false,
-          headers: { host: 'shop.example.test', authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          // Another of the service's own hosts, written by the client: the recipe sets the header from the host asked.
+          headers: { host: 'shop.example.test', authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-forwarded-host': 'api.platform.test' },
         },
         (res) => {
           res.resume();

@@ -116,6 +116,17 @@ describe.skipIf(unsupported)('a fleet of three instances behind HAProxy, on one 
     expect(await statuses()).toEqual([401, 401, 401, 401, 401, 401]);
   });
 
+  it("links to the host the client asked HAProxy for, never to an X-Forwarded-Host the client wrote", async () => {
+    const key = await newKey('pro', 'forwarded host');
+    const created = await through('/v1/pets', {
+      method: 'POST',
+      headers: { host: 'api.example.com', authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-forwarded-host': 'evil.example.net' },
+      body: JSON.stringify({ name: 'Forwarded', categoryId: 1 }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers['location']).toMatch(/^https:\/\/api\.example\.com\/v1\/pets\/\d+$/);
+  });
+
   it('answered no request with a 5xx and logged no failure', () => {
     expect(answers.length).toBeGreaterThan(80);
     expect(answers.filter((answer) => answer.status >= 500).map((answer) => answer.body)).toEqual([]);

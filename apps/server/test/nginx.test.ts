@@ -29,7 +29,8 @@ describe.skipIf(unsupported)("docs/deploying.md's nginx recipe in front of three
   it('serves the API over HTTPS, telling the instances the scheme, the host and the client address', async () => {
     const created = await send(nginx.port, '/v1/pets', {
       method: 'POST',
-      headers: { ...auth, host: 'api.example.com', 'content-type': 'application/json' },
+      // An X-Forwarded-Host the client wrote itself is replaced by the host it asked for.
+      headers: { ...auth, host: 'api.example.com', 'content-type': 'application/json', 'x-forwarded-host': 'evil.example.net' },
       body: JSON.stringify({ name: 'Proxied', categoryId: 1 }),
     });
     expect(created.status).toBe(201);

@@ -59,6 +59,7 @@ export {
   type MigrateOptions,
 } from './storage/migrations.js';
 export { DatabaseOfNewerReleaseError, RELEASE_TABLE } from './storage/release-record.js';
+export { defaultSchema } from './storage/schema.js';
 export type { StoreSchema } from './storage/schema.js';
 export { normalizeDomainName } from './domains/domain-name.js';
 export type { DnsCheck, DnsVerdict } from './domains/dns-verdict.js';

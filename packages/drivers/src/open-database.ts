@@ -1,8 +1,9 @@
-import { isDatabaseUnavailable, loadOptional, type Database } from '@petstore/core';
+import { isDatabaseUnavailable, loadOptional, type Database, type PostgresPoolLike } from '@petstore/core';
 import { Kysely } from 'kysely';
 import pg from 'pg';
 import type { PostgresPool } from './postgres-pool.js';
 import { createPostgresDialect } from './storage/postgres-dialect.js';
+import { timedPool, timedStatements, type DatabaseWait } from './timed-pool.js';
 
 /** The embedded database's package, loaded only when a store opens one. */
 const loadPGlite = () => loadOptional('@petstore/pglite', () => import('@petstore/pglite'), 'The embedded database (dataDir)');
@@ -18,6 +19,11 @@ export interface DatabaseOptions {
   dataDir?: string | undefined;
   /** Largest number of PostgreSQL connections. Default 10. */
   poolSize?: number | undefined;
+  /**
+   * On PostgreSQL, told of each wait for the database: a connection of the pool (`acquire`), and each statement's
+   * round trip (`statement`, which behind PgBouncer includes its wait for a server connection).
+   */
+  onWait?: DatabaseWait | undefined;
 }
 
 /** An open database and what it runs on. */
@@ -26,6 +32,8 @@ export interface OpenDatabase {
   kind: 'postgres' | 'pglite';
   /** The `pg` pool, when on PostgreSQL (for stores that talk to it directly). */
   pool?: PostgresPool;
+  /** The quota's statements, on PostgreSQL: on `pool`, timed when `onWait` was given. */
+  statements?: PostgresPoolLike;
   /** Whether an error of this database's driver means it cannot be reached (503), as opposed to a fault. */
   isUnavailable(error: unknown): boolean;
   /**
@@ -56,11 +64,13 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<OpenD
       // its next query fails (503) and the pool discards it on release.
       client.on('error', () => {});
     });
-    const db = new Kysely<Database>({ dialect: createPostgresDialect({ pool }) });
+    const { onWait } = options;
+    const db = new Kysely<Database>({ dialect: createPostgresDialect({ pool: onWait ? timedPool(pool, onWait) : pool }) });
     return {
       db,
       kind: 'postgres',
       pool,
+      statements: onWait ? timedStatements(pool, onWait) : pool,
       isUnavailable: isDatabaseUnavailable,
       close: () => db.destroy(),
     };

@@ -2,6 +2,7 @@ import {
   createPetStore,
   createQuota,
   type Database,
+  defaultSchema,
   migrateToLatest,
   operations,
   systemClock,
@@ -83,7 +84,9 @@ export type OpenPetStoreOptions = StoreOptions & (OwnDatabaseOptions | HostPoolO
 export interface StoreOptions {
   /**
    * The PostgreSQL schema of every table of the store and of its migration records (`petstore_migration`), made if
-   * missing: the store then sits beside a host's own tables of the same names. Unset: the current schema (`public`).
+   * missing: the store then sits beside a host's own tables of the same names. Unset: the schema a fresh session's
+   * `search_path` gives (`public`), read once at opening; every statement names it either way, so no session state
+   * (a `search_path` a pooled connection was left with) changes where the store reads and writes.
    */
   schema?: string | undefined;
   /**
@@ -122,7 +125,10 @@ export interface StoreOptions {
   quota?: QuotaOptions;
   /** Told of every counted request (for logs and metrics). */
   onRequestCounted?: PetStoreOptions['onRequestCounted'];
-  /** Told of 429s and deprecated calls (give the handler the same object for requests and durations). */
+  /**
+   * Told of 429s, deprecated calls and, on PostgreSQL opened by `databaseUrl`, the waits for the database (give the
+   * handler the same object for requests and durations).
+   */
   metrics?: PetStoreOptions['metrics'];
   /** OpenTelemetry tracer provider of the store's spans: the global one by default; `false` for none. */
   tracerProvider?: PetStoreOptions['tracerProvider'];
@@ -132,6 +138,12 @@ export interface StoreOptions {
 export interface OpenPetStore {
   store: PetStore;
   database: OpenDatabase;
+  /**
+   * The PostgreSQL schema of the store's tables, named in each of its statements: `schema` as given, else the one a
+   * fresh session's `search_path` gives (`public`), read once at opening. Give it to stores built beside this one.
+   * @example createDomainStore(service.database.db, { schema: service.schema })
+   */
+  schema: string;
   /**
    * Whether a dependency answers now: `database`, or `redis` with the redis store (its `PING`). For outage logs.
    * @example if (!(await service.probe('redis'))) log('still down')
@@ -165,13 +177,18 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
   }
   // A provider without the OpenTelemetry API is refused before anything opens.
   if (options.tracerProvider) tracingApi(options.tracerProvider, 'Tracing the store (tracerProvider)');
-  const { schema } = options;
-  const host = options.db || options.pool ? openHostDatabase({ db: options.db, pool: options.pool, acquireTimeoutMs: options.acquireTimeoutMs }) : undefined;
-  const database: OpenDatabase = host ?? (await openDatabase(options));
-  const statements = host ? host.statements : database.pool;
+  const host =
+    options.db || options.pool ? openHostDatabase({ db: options.db, pool: options.pool, acquireTimeoutMs: options.acquireTimeoutMs }) : undefined;
+  const waited = options.metrics?.databaseWait?.bind(options.metrics);
+  const onWait = waited ? (stage: 'acquire' | 'statement', seconds: number) => waited({ stage, seconds }) : undefined;
+  const database: OpenDatabase = host ?? (await openDatabase({ ...options, onWait }));
+  const statements = host ? host.statements : (database.statements ?? database.pool);
   let redis: Redis | undefined;
   let quota: ClosableQuota | undefined;
   try {
+    // Named in every statement from here on: a session's `search_path` (which a pooler hands on from whoever used the
+    // connection before, pg_dump included) never decides where the store reads and writes.
+    const schema = options.schema ?? (await defaultSchema(database.db));
     if (options.migrate !== false) await migrateToLatest(database.db, { schema, release: options.release });
     else await expectTables(database.db, schema);
     const clock = options.clock ?? systemClock;
@@ -215,6 +232,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
     return {
       store: refusingOnceClosed(store, () => closed),
       database,
+      schema,
       dependencies,
       async probe(dependency) {
         if (dependency !== 'redis') return store.isHealthy();

@@ -18,6 +18,8 @@ export interface Outcome {
   headers?: IncomingHttpHeaders;
   /** Which client of a load run sent it. */
   client?: number;
+  /** Whether a create carried an `Idempotency-Key` (a proxy may replay it safely). */
+  idempotent?: boolean;
 }
 
 /**
@@ -88,6 +90,8 @@ export function startLoad(options: {
   pauseAfterRefusalMs?: number;
   /** Each client on a keep-alive connection of its own (opened again when closed), rather than a shared pool. */
   connectionPerClient?: boolean;
+  /** The share of creates that carry an `Idempotency-Key` of their own (default none). */
+  idempotentShare?: number;
 }): Load {
   const makeAgent = (maxSockets: number) =>
     options.url.startsWith('https:') ? new HttpsAgent({ keepAlive: true, maxSockets }) : new Agent({ keepAlive: true, maxSockets });
@@ -101,6 +105,8 @@ export function startLoad(options: {
     const own = agents[index] ?? agent;
     while (running) {
       const create = Math.random() < (options.createShare ?? 0.5);
+      const idempotent = create && Math.random() < (options.idempotentShare ?? 0);
+      const n = sequence++;
       const outcome = await send(
         create
           ? {
@@ -109,13 +115,13 @@ export function startLoad(options: {
               kind: 'create',
               method: 'POST',
               path: '/v1/pets',
-              headers: { ...auth, 'content-type': 'application/json' },
-              body: JSON.stringify({ name: `load-${process.pid}-${sequence++}`, categoryId: 1 }),
+              headers: { ...auth, 'content-type': 'application/json', ...(idempotent ? { 'idempotency-key': `load-${process.pid}-${n}` } : {}) },
+              body: JSON.stringify({ name: `load-${process.pid}-${n}`, categoryId: 1 }),
               timeoutMs: options.timeoutMs ?? 10_000,
             }
           : { url: options.url, agent: own, kind: 'list', method: 'GET', path: '/v1/pets?limit=5', headers: auth, timeoutMs: options.timeoutMs ?? 10_000 },
       );
-      outcomes.push({ ...outcome, client: index });
+      outcomes.push({ ...outcome, client: index, ...(idempotent ? { idempotent } : {}) });
       if (outcome.status < 200 || outcome.status > 299) await new Promise((r) => setTimeout(r, options.pauseAfterRefusalMs ?? 20));
     }
   };

@@ -85,7 +85,7 @@ describe("docs/upgrading.md's commands, as written", () => {
       } finally {
         expect(await server.stop()).toBe(0);
       }
-      await run(await block('backup-postgres'), cwd, { DATABASE_URL: source.url });
+      await run(await block('backup-postgres'), cwd, { PETSTORE_ADMIN_DATABASE_URL: source.url });
       await run(await block('restore-postgres'), cwd, { EMPTY_DATABASE_URL: target.url });
       const restored = await startProcess({ DATABASE_URL: target.url, PETSTORE_API_KEYS: `${KEY}:pro` });
       try {

@@ -43,6 +43,30 @@ export function tableText(schema: string | undefined, table: string): string {
 }
 
 /**
+ * The schema a fresh session's unqualified names land in (`public` unless the role's or database's `search_path` says
+ * otherwise), whatever the session at hand was left with: a pooled server connection keeps what a tool set on it
+ * (pg_dump and pg_restore clear `search_path`), so it is read in a transaction of its own that puts the path back to
+ * its default for that transaction only. `public` when the default names no schema that exists. The store resolves it
+ * once, at opening, and then names it in every statement.
+ * @example const schema = await defaultSchema(db) // 'public'
+ */
+export async function defaultSchema(db: Kysely<any>): Promise<string> {
+  const found = await db.transaction().execute(async (trx) => {
+    await sql`set local search_path to default`.execute(trx);
+    const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(trx);
+    return rows[0]?.schema ?? undefined;
+  });
+  return found ?? 'public';
+}
+
+/** Whether a schema of this name exists. */
+export async function schemaExists(db: Kysely<any>, schema: string): Promise<boolean> {
+  const { rows } = await sql<{ found: number }>`
+    select count(*)::int as found from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db);
+  return rows[0]!.found > 0;
+}
+
+/**
  * Whether `table` exists in `schema` (the current one when undefined). Read from the catalogue's tables, not by
  * `to_regclass`: a name looked up and not found stays "not found" in the session's cache until its next transaction,
  * even once a lock is held and another instance has made the table.

@@ -20,6 +20,11 @@ export interface PetStoreMetrics {
   rateLimited?(refusal: { plan: string; code: string }): void;
   /** A call of a deprecated operation by an API key. */
   deprecatedCall?(call: { operationId: string; keyId: number }): void;
+  /**
+   * A wait for the database on PostgreSQL opened by URL: `acquire`, for a connection of the store's pool (its queue);
+   * `statement`, one statement's round trip, which behind PgBouncer includes PgBouncer's wait for a server connection.
+   */
+  databaseWait?(wait: { stage: 'acquire' | 'statement'; seconds: number }): void;
 }
 
 /**

@@ -123,4 +123,20 @@ describe('requestLine', () => {
       [{ reqId: undefined, method: 'M-SEARCH', route: '/trpc/pets.list', status: 405, durationMs: 12.5 }, 'request'],
     ]);
   });
+
+  it('writes health checks (/healthz, /livez, under a base path too) at debug, never at info', async () => {
+    const health = (route: string): RequestEntry => ({ reqId: 'h', method: 'GET', route, status: 200, durationMs: 0.1, keyId: undefined });
+    const atInfo = capture(pino);
+    const logInfo = requestLine(atInfo.logger);
+    for (const route of ['/healthz', '/livez', '/petstore/healthz']) logInfo(health(route));
+    logInfo(entries[0]!);
+    await turnEnd();
+    expect(atInfo.lines.map((line) => JSON.parse(line).route)).toEqual(['/v1/pets']);
+
+    const atDebug = capture(pino, { level: 'debug' });
+    const logDebug = requestLine(atDebug.logger);
+    logDebug(health('/livez'));
+    await turnEnd();
+    expect(atDebug.lines.map((line) => JSON.parse(line))).toMatchObject([{ level: 20, msg: 'request', route: '/livez' }]);
+  });
 });

@@ -6,6 +6,8 @@
  */
 export interface RequestLogger {
   info(fields: object, message: string): void;
+  /** When there, gets the request lines of health checks (`/healthz`, `/livez`); without it they are not written. */
+  debug?(fields: object, message: string): void;
   warn?(fields: object, message: string): void;
   error?(fields: object, message: string): void;
   isLevelEnabled?(level: string): boolean;
@@ -130,11 +132,17 @@ function pinoState(logger: RequestLogger): PinoState | undefined {
   };
 }
 
+/**
+ * Whether a route is a health check's (`/healthz`, `/livez`, under any base path): a balancer asks several times a
+ * second per instance, so their lines go to `debug`, never `info`, and the request log stays the API's.
+ */
+const isHealthCheck = (route: string) => route.endsWith('/healthz') || route.endsWith('/livez');
+
 /** Runs `write` when the event loop's current turn ends (after its I/O callbacks). */
 const atTurnEnd: (write: () => void) => void = globalThis.setImmediate ?? ((write) => void setTimeout(write, 0));
 
 /**
- * The request log line: exactly the JSON pino writes for `logger.info({ reqId, method, route, status, durationMs,
+ * The request log line (at `debug` for health checks, see `isHealthCheck`; every other request at `info`): exactly the JSON pino writes for `logger.info({ reqId, method, route, status, durationMs,
  * keyId, trace_id, span_id }, 'request')` (the trace ids while the request's server span is recorded: the line is
  * written when the turn ends, after the span's context is gone, so a pino `mixin` could not add them). The lines of one event-loop turn are written together when it ends, so a request pays for
  * keeping its fields, not for formatting and writing: with a pino logger of a checked version
@@ -163,7 +171,12 @@ export function requestLine(logger: RequestLogger): (entry: RequestEntry) => voi
     for (const entry of entries) lines += format(level, time, chindings, entry);
     stream.write(lines);
   };
+  const debugEnabled = logger.isLevelEnabled ? () => logger.isLevelEnabled!('debug') : () => true;
   return (entry) => {
+    if (isHealthCheck(entry.route)) {
+      if (logger.debug && debugEnabled()) logger.debug(fieldsOf(entry), 'request');
+      return;
+    }
     if (!enabled()) return;
     if (state === undefined) state = pinoState(logger) ?? null;
     if (held.push(entry) === 1) atTurnEnd(writeHeld);

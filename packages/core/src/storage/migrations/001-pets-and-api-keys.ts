@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Migration } from '../migration-types.js';
-import { tableIn } from '../schema.js';
+import { schemaExists, tableIn } from '../schema.js';
 
 /**
  * Animals, with an index serving `status` + `id` order, and API keys stored as SHA-256 hashes; the schema first, when
@@ -8,7 +8,8 @@ import { tableIn } from '../schema.js';
  */
 export const petsAndApiKeys = (schema: string | undefined): Migration => ({
   async up(db) {
-    if (schema !== undefined) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+    // Only when missing: `create schema if not exists public` needs the right to create schemas in the database.
+    if (schema !== undefined && !(await schemaExists(db, schema))) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
     await sql`
       create table ${tableIn(schema, 'pets')} (
         id bigint generated always as identity (maxvalue 9007199254740991) primary key,
