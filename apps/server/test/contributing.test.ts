@@ -2,9 +2,10 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -16,7 +17,11 @@ const operationFile = /<!-- snippet: copy-pet -->\n```ts\n([\s\S]*?)\n```/.exec(
 const OPERATION = { name: 'copyPet', file: 'copy-pet' };
 const OPERATIONS_DIR = 'packages/core/src/operations';
 
-/** The suites that loop over the registry, run on the copy: a new operation is covered, or they say what to add. */
+/**
+ * The suites that loop over the registry, run on the copy: a new operation is covered, or they say what to add. The
+ * examples' test type-checks and runs both client examples, on the REST types the build generated for the copy; the
+ * docs test checks docs/api.md's operations as the build wrote them.
+ */
 const DERIVED_SUITES = [
   'packages/core/src/service/pet-store.test.ts',
   'packages/core/src/telemetry/tracing.test.ts',
@@ -25,9 +30,16 @@ const DERIVED_SUITES = [
   'packages/rest/src/openapi/served-document.test.ts',
   'packages/rest/src/openapi/operation-inputs.test.ts',
   'packages/trpc/src/pets-router.test.ts',
+  'apps/server/test/api-operations-doc.test.ts',
+  'examples/clients.test.ts',
 ];
 
-const SKIPPED = /(^|\/)(node_modules|\.turbo)(\/|$)/;
+/** What the copy holds of this repository: the sources (with their dist) and the files generated from them. */
+const COPIED = ['packages', 'apps/server', 'examples', 'docs/api.md', 'scripts', 'tsconfig.base.json', 'package.json', 'biome.jsonc'];
+/** What the build writes, which the contributor does not edit. */
+const GENERATED = /(^|\/)(dist|\.turbo)(\/|$)|^examples\/rest-client\/schema\.d\.ts$|^docs\/api\.md$/;
+
+const SKIPPED = /(^|\/)(node_modules|\.turbo)(\/|$)|schema\.d\.ts$/;
 
 /** Step 4 of CONTRIBUTING.md: the operation's import, and its name in `operations`, one a line. */
 function register(registry: string): string {
@@ -52,34 +64,37 @@ function digests(dir: string, under = dir, into = new Map<string, string>()): Ma
 }
 
 /**
- * A scratch project of the packages' sources (and their `dist`, for the assets the sources read from it), with a
+ * A scratch project of the repository's sources (with their `dist`, for the assets the sources read from it), with a
  * node_modules of its own: the workspace's packages linked to the copies, everything else to this repository's.
  */
 function scratchProject(): string {
   const scratch = mkdtempSync(join(tmpdir(), 'petstore-new-operation-'));
-  cpSync(join(root, 'packages'), join(scratch, 'packages'), { recursive: true, filter: (path) => !SKIPPED.test(path) });
-  cpSync(join(root, 'tsconfig.base.json'), join(scratch, 'tsconfig.base.json'));
-  writeFileSync(join(scratch, 'package.json'), '{ "private": true, "type": "module" }\n');
+  for (const path of COPIED) cpSync(join(root, path), join(scratch, path), { recursive: true, filter: (from) => !SKIPPED.test(from) });
+  // Lint as the repository does, without git (the copy is no repository): the same rules and files.
+  const biome = readFileSync(join(root, 'biome.jsonc'), 'utf8').replace(/"vcs": \{[^}]*\}/, '"vcs": { "enabled": false }');
+  writeFileSync(join(scratch, 'biome.jsonc'), biome);
   const modules = join(scratch, 'node_modules');
   mkdirSync(join(modules, '@petstore'), { recursive: true });
   for (const name of readdirSync(join(root, 'node_modules'))) {
     if (name.startsWith('.') || name === '@petstore') continue;
     symlinkSync(join(root, 'node_modules', name), join(modules, name));
   }
-  for (const dir of readdirSync(join(scratch, 'packages'))) {
-    const { name } = JSON.parse(readFileSync(join(scratch, 'packages', dir, 'package.json'), 'utf8')) as { name: string };
-    symlinkSync(join(scratch, 'packages', dir), join(modules, name));
+  for (const dir of [...readdirSync(join(scratch, 'packages')).map((name) => `packages/${name}`), 'apps/server']) {
+    const { name } = JSON.parse(readFileSync(join(scratch, dir, 'package.json'), 'utf8')) as { name: string };
+    symlinkSync(join(scratch, dir), join(modules, name));
     // What npm installed for this package alone (a version other than the one at the root, as core's lru-cache).
-    const own = join(root, 'packages', dir, 'node_modules');
-    if (existsSync(own)) symlinkSync(own, join(scratch, 'packages', dir, 'node_modules'));
+    const own = join(root, dir, 'node_modules');
+    if (existsSync(own)) symlinkSync(own, join(scratch, dir, 'node_modules'));
   }
   cpSync(fileURLToPath(new URL('./fixtures/new-operation-check.ts', import.meta.url)), join(scratch, 'check.test.ts'));
+  // The type check: the fixture's calls of the new operation, and every type test of the packages (as
+  // tsconfig.typetest.json has them), on the sources.
   writeFileSync(
     join(scratch, 'tsconfig.json'),
     `${JSON.stringify({
       extends: './tsconfig.base.json',
       compilerOptions: { noEmit: true, customConditions: ['@petstore/source'] },
-      include: ['check.test.ts'],
+      include: ['check.test.ts', 'packages/*/src/**/*.test-d.ts'],
     })}\n`,
   );
   writeFileSync(
@@ -87,11 +102,33 @@ function scratchProject(): string {
     [
       "import { defineConfig } from 'vitest/config';",
       "const conditions = ['@petstore/source', 'node', 'default'];",
-      `export default defineConfig({ resolve: { conditions }, ssr: { resolve: { conditions } }, test: { include: ${JSON.stringify(['check.test.ts', ...DERIVED_SUITES])}, testTimeout: 60_000, hookTimeout: 60_000 } });`,
+      `export default defineConfig({ resolve: { conditions }, ssr: { resolve: { conditions } }, test: { include: ${JSON.stringify(['check.test.ts', ...DERIVED_SUITES])}, testTimeout: 120_000, hookTimeout: 120_000 } });`,
       '',
     ].join('\n'),
   );
   return scratch;
+}
+
+/**
+ * What `npm run build` does with the new operation: core's JavaScript, emitted from its build configuration (only the
+ * JavaScript: the checks read the sources), then each generating step of the root `build` script after turbo (the
+ * example's REST types, docs/api.md's operations), run in the copy as written.
+ */
+async function build(scratch: string): Promise<void> {
+  const config = ts.getParsedCommandLineOfConfigFile(join(scratch, 'packages/core/tsconfig.build.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  if (!config) throw new Error('packages/core/tsconfig.build.json cannot be read');
+  for (const file of config.fileNames) {
+    // The package is ESM ("type": "module"): what NodeNext emits for it, which transpileModule, seeing one file, cannot tell.
+    const compilerOptions = { ...config.options, module: ts.ModuleKind.ESNext };
+    const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), { compilerOptions, fileName: file });
+    const out = join(config.options.outDir!, relative(config.options.rootDir!, file)).replace(/\.ts$/, '.js');
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, outputText);
+  }
+  const { scripts } = JSON.parse(readFileSync(join(scratch, 'package.json'), 'utf8')) as { scripts: { build: string } };
+  const steps = scripts.build.split('&&').map((step) => step.trim().split(/\s+/)).filter(([command]) => command === 'node');
+  expect(steps.length, 'the root build script generates files after turbo').toBeGreaterThan(0);
+  for (const [, ...args] of steps) await inChild(process.execPath, args, scratch);
 }
 
 /** A child's output in a failure's message, so that a suite's own words say what to add. */
@@ -113,29 +150,39 @@ describe('adding an operation as CONTRIBUTING.md says', { timeout: 600_000 }, ()
   let scratch: string;
   let before: Map<string, string>;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     expect(operationFile, 'CONTRIBUTING.md shows the operation file after <!-- snippet: copy-pet -->').toBeDefined();
     scratch = scratchProject();
-    before = digests(join(scratch, 'packages'));
+    before = digests(scratch);
     writeFileSync(join(scratch, OPERATIONS_DIR, `${OPERATION.file}.ts`), `${operationFile}\n`);
     const registry = join(scratch, OPERATIONS_DIR, 'operations.ts');
     writeFileSync(registry, register(readFileSync(registry, 'utf8')));
+    await build(scratch);
   });
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('type-checks, with an in-process caller and a tRPC client typed from the new operation', async () => {
+  it('type-checks, with an in-process caller, a tRPC client typed from the new operation and every type test', async () => {
     await inChild(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], scratch);
   });
 
-  it('serves it over REST, tRPC, the OpenAPI document and in-process, and the suites that loop over the registry cover it', async () => {
+  it('passes lint', async () => {
+    await inChild(process.execPath, [join(root, 'node_modules/@biomejs/biome/bin/biome'), 'lint', '.'], scratch);
+  });
+
+  it('serves it over REST, tRPC, the OpenAPI document and in-process, and the suites that loop over the registry, the examples and the docs test cover it', async () => {
     const { stdout } = await inChild(process.execPath, [join(root, 'node_modules/vitest/vitest.mjs'), 'run'], scratch);
     expect(stdout).toMatch(new RegExp(`Test Files\\D+${DERIVED_SUITES.length + 1} passed`));
   });
 
+  it('had the build write its row of docs/api.md and its REST types', () => {
+    expect(readFileSync(join(scratch, 'docs/api.md'), 'utf8')).toContain(`| \`${OPERATION.name}\` "`);
+    expect(readFileSync(join(scratch, 'examples/rest-client/schema.d.ts'), 'utf8')).toContain(`${OPERATION.name}: {`);
+  });
+
   it('changed the operation file and the registry line, and nothing else', () => {
-    const after = digests(join(scratch, 'packages'));
+    const after = digests(scratch);
     const changed = [...new Set([...before.keys(), ...after.keys()])].filter((path) => before.get(path) !== after.get(path));
-    expect(changed.sort()).toEqual([`core/src/operations/${OPERATION.file}.ts`, 'core/src/operations/operations.ts']);
+    expect(changed.filter((path) => !GENERATED.test(path)).sort()).toEqual([`${OPERATIONS_DIR}/${OPERATION.file}.ts`, `${OPERATIONS_DIR}/operations.ts`]);
     expect(statSync(join(scratch, OPERATIONS_DIR, `${OPERATION.file}.ts`)).isFile()).toBe(true);
   });
 });
