@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,10 +12,15 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const contributing = readFileSync(join(root, 'CONTRIBUTING.md'), 'utf8');
 
-/** The operation file CONTRIBUTING.md shows, as a contributor pastes it. */
-const operationFile = /<!-- snippet: copy-pet -->\n```ts\n([\s\S]*?)\n```/.exec(contributing)?.[1];
-const OPERATION = { name: 'copyPet', file: 'copy-pet' };
+/** A block CONTRIBUTING.md shows after `<!-- snippet: NAME -->`, as a contributor pastes it. */
+const snippet = (name: string) => [...contributing.matchAll(/<!-- snippet: ([a-z-]+) -->\n```ts\n([\s\S]*?)\n```/g)].find(([, found]) => found === name)?.[2];
+/** CONTRIBUTING.md's two examples: one with no new query, one with its query (and the file its snippet is). */
+const OPERATIONS = [
+  { name: 'copyPet', file: 'copy-pet' },
+  { name: 'updatePetStatus', file: 'update-pet-status' },
+] as const;
 const OPERATIONS_DIR = 'packages/core/src/operations';
+const REPOSITORY = 'packages/core/src/storage/pet-repository.ts';
 
 /**
  * The suites that loop over the registry, run on the copy: a new operation is covered, or they say what to add. The
@@ -42,13 +47,32 @@ const GENERATED = /(^|\/)(dist|\.turbo)(\/|$)|^examples\/rest-client\/schema\.d\
 const SKIPPED = /(^|\/)(node_modules|\.turbo)(\/|$)|schema\.d\.ts$/;
 
 /** Step 4 of CONTRIBUTING.md: the operation's import, and its name in `operations`, one a line. */
-function register(registry: string): string {
+function register(registry: string, operation: (typeof OPERATIONS)[number]): string {
   const lines = registry.split('\n');
   const start = lines.findIndex((line) => line.startsWith('export const operations = Object.freeze({'));
   const end = start < 0 ? -1 : lines.indexOf('});', start);
   if (end < 0) throw new Error('operations.ts no longer lists its operations one a line in Object.freeze({ … }): update this test and CONTRIBUTING.md step 4.');
-  lines.splice(end, 0, `  ${OPERATION.name},`);
-  lines.splice(lines.findLastIndex((line) => line.startsWith('import ')) + 1, 0, `import { ${OPERATION.name} } from './${OPERATION.file}.js';`);
+  lines.splice(end, 0, `  ${operation.name},`);
+  lines.splice(lines.findLastIndex((line) => line.startsWith('import ')) + 1, 0, `import { ${operation.name} } from './${operation.file}.js';`);
+  return lines.join('\n');
+}
+
+/**
+ * Step 2 of CONTRIBUTING.md for `updateStatus`: each snippet at the end of the block it belongs in (the interface,
+ * the verbs, the object `createPetRepository` returns), found by the line that opens the block.
+ */
+function addQuery(repository: string): string {
+  const lines = repository.split('\n');
+  const into = (opening: RegExp, closing: string, snippetName: string) => {
+    const start = lines.findIndex((line) => opening.test(line));
+    const end = start < 0 ? -1 : lines.indexOf(closing, start);
+    const text = snippet(snippetName);
+    if (end < 0 || text === undefined) throw new Error(`pet-repository.ts or CONTRIBUTING.md changed (${snippetName}): update this test and CONTRIBUTING.md step 2.`);
+    lines.splice(end, 0, text);
+  };
+  into(/^export interface PetRepository \{$/, '}', 'update-status-method');
+  into(/^export const petQueryVerbs\b/, '});', 'update-status-verb');
+  into(/^export function createPetRepository\(/, '  };', 'update-status-query');
   return lines.join('\n');
 }
 
@@ -151,12 +175,16 @@ describe('adding an operation as CONTRIBUTING.md says', { timeout: 600_000 }, ()
   let before: Map<string, string>;
 
   beforeAll(async () => {
-    expect(operationFile, 'CONTRIBUTING.md shows the operation file after <!-- snippet: copy-pet -->').toBeDefined();
     scratch = scratchProject();
     before = digests(scratch);
-    writeFileSync(join(scratch, OPERATIONS_DIR, `${OPERATION.file}.ts`), `${operationFile}\n`);
-    const registry = join(scratch, OPERATIONS_DIR, 'operations.ts');
-    writeFileSync(registry, register(readFileSync(registry, 'utf8')));
+    for (const operation of OPERATIONS) {
+      const file = snippet(operation.file);
+      expect(file, `CONTRIBUTING.md shows the operation file after <!-- snippet: ${operation.file} -->`).toBeDefined();
+      writeFileSync(join(scratch, OPERATIONS_DIR, `${operation.file}.ts`), `${file}\n`);
+      const registry = join(scratch, OPERATIONS_DIR, 'operations.ts');
+      writeFileSync(registry, register(readFileSync(registry, 'utf8'), operation));
+    }
+    writeFileSync(join(scratch, REPOSITORY), addQuery(readFileSync(join(scratch, REPOSITORY), 'utf8')));
     await build(scratch);
   });
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -174,15 +202,18 @@ describe('adding an operation as CONTRIBUTING.md says', { timeout: 600_000 }, ()
     expect(stdout).toMatch(new RegExp(`Test Files\\D+${DERIVED_SUITES.length + 1} passed`));
   });
 
-  it('had the build write its row of docs/api.md and its REST types', () => {
-    expect(readFileSync(join(scratch, 'docs/api.md'), 'utf8')).toContain(`| \`${OPERATION.name}\` "`);
-    expect(readFileSync(join(scratch, 'examples/rest-client/schema.d.ts'), 'utf8')).toContain(`${OPERATION.name}: {`);
+  it('had the build write their rows of docs/api.md and their REST types', () => {
+    for (const { name } of OPERATIONS) {
+      expect(readFileSync(join(scratch, 'docs/api.md'), 'utf8')).toContain(`| \`${name}\` "`);
+      expect(readFileSync(join(scratch, 'examples/rest-client/schema.d.ts'), 'utf8')).toContain(`${name}: {`);
+    }
   });
 
-  it('changed the operation file and the registry line, and nothing else', () => {
+  it('changed the operation files, the registry lines and the query, and nothing else', () => {
     const after = digests(scratch);
     const changed = [...new Set([...before.keys(), ...after.keys()])].filter((path) => before.get(path) !== after.get(path));
-    expect(changed.filter((path) => !GENERATED.test(path)).sort()).toEqual([`${OPERATIONS_DIR}/${OPERATION.file}.ts`, `${OPERATIONS_DIR}/operations.ts`]);
-    expect(statSync(join(scratch, OPERATIONS_DIR, `${OPERATION.file}.ts`)).isFile()).toBe(true);
+    expect(changed.filter((path) => !GENERATED.test(path)).sort()).toEqual(
+      [...OPERATIONS.map(({ file }) => `${OPERATIONS_DIR}/${file}.ts`), `${OPERATIONS_DIR}/operations.ts`, REPOSITORY].sort(),
+    );
   });
 });
