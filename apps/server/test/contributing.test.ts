@@ -111,16 +111,22 @@ function scratchProject(): string {
     if (existsSync(own)) symlinkSync(own, join(scratch, dir, 'node_modules'));
   }
   cpSync(fileURLToPath(new URL('./fixtures/new-operation-check.ts', import.meta.url)), join(scratch, 'check.test.ts'));
-  // The type check: the fixture's calls of the new operation, and every type test of the packages (as
-  // tsconfig.typetest.json has them), on the sources.
+  // The type check of `npm run typecheck` (every package's sources and tests, the server's, the type tests), on the
+  // sources rather than the packages' declarations, with the fixture's calls of the new operations: one program,
+  // and one more for the client, whose lib has the DOM.
+  const typecheck = (include: string[], extra: object = {}) => ({
+    extends: './tsconfig.base.json',
+    compilerOptions: { noEmit: true, customConditions: ['@petstore/source'], ...extra },
+    include,
+  });
   writeFileSync(
     join(scratch, 'tsconfig.json'),
     `${JSON.stringify({
-      extends: './tsconfig.base.json',
-      compilerOptions: { noEmit: true, customConditions: ['@petstore/source'] },
-      include: ['check.test.ts', 'packages/*/src/**/*.test-d.ts'],
+      ...typecheck(['check.test.ts', 'packages/*/src', 'apps/server/src', 'apps/server/test']),
+      exclude: ['packages/client', 'apps/server/test/fixtures/new-operation-check.ts'],
     })}\n`,
   );
+  writeFileSync(join(scratch, 'tsconfig.client.json'), `${JSON.stringify(typecheck(['packages/client/src'], { lib: ['ES2023', 'DOM'] }))}\n`);
   writeFileSync(
     join(scratch, 'vitest.config.ts'),
     [
@@ -189,8 +195,10 @@ describe('adding an operation as CONTRIBUTING.md says', { timeout: 600_000 }, ()
   });
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('type-checks, with an in-process caller, a tRPC client typed from the new operation and every type test', async () => {
-    await inChild(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], scratch);
+  it('type-checks every package, its tests and type tests, with an in-process caller and a tRPC client of the new operations', async () => {
+    for (const project of ['tsconfig.json', 'tsconfig.client.json']) {
+      await inChild(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], scratch);
+    }
   });
 
   it('passes lint', async () => {
