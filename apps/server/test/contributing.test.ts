@@ -112,21 +112,18 @@ function scratchProject(): string {
   }
   cpSync(fileURLToPath(new URL('./fixtures/new-operation-check.ts', import.meta.url)), join(scratch, 'check.test.ts'));
   // The type check of `npm run typecheck` (every package's sources and tests, the server's, the type tests), on the
-  // sources rather than the packages' declarations, with the fixture's calls of the new operations: one program,
-  // and one more for the client, whose lib has the DOM.
-  const typecheck = (include: string[], extra: object = {}) => ({
-    extends: './tsconfig.base.json',
-    compilerOptions: { noEmit: true, customConditions: ['@petstore/source'], ...extra },
-    include,
-  });
+  // sources rather than the packages' declarations, with the fixture's calls of the new operations. The client is
+  // left out: its lib has the DOM, under which the sources of packages its tests import (pglite's) do not type-check
+  // (npm run typecheck reads their declarations); its own test builds it with one more operation.
   writeFileSync(
     join(scratch, 'tsconfig.json'),
     `${JSON.stringify({
-      ...typecheck(['check.test.ts', 'packages/*/src', 'apps/server/src', 'apps/server/test']),
+      extends: './tsconfig.base.json',
+      compilerOptions: { noEmit: true, customConditions: ['@petstore/source'] },
+      include: ['check.test.ts', 'packages/*/src', 'apps/server/src', 'apps/server/test'],
       exclude: ['packages/client', 'apps/server/test/fixtures/new-operation-check.ts'],
     })}\n`,
   );
-  writeFileSync(join(scratch, 'tsconfig.client.json'), `${JSON.stringify(typecheck(['packages/client/src'], { lib: ['ES2023', 'DOM'] }))}\n`);
   writeFileSync(
     join(scratch, 'vitest.config.ts'),
     [
@@ -195,10 +192,8 @@ describe('adding an operation as CONTRIBUTING.md says', { timeout: 600_000 }, ()
   });
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('type-checks every package, its tests and type tests, with an in-process caller and a tRPC client of the new operations', async () => {
-    for (const project of ['tsconfig.json', 'tsconfig.client.json']) {
-      await inChild(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], scratch);
-    }
+  it('type-checks every package but the client, its tests and type tests, with an in-process caller and a tRPC client of the new operations', async () => {
+    await inChild(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], scratch);
   });
 
   it('passes lint', async () => {
