@@ -94,13 +94,12 @@ describe('the client examples', () => {
       await running?.close();
     });
 
-    it('commit the schema.d.ts that openapi-typescript generates from the live /v1/openapi.json', async () => {
+    it('are typed by the schema.d.ts the build generates, what openapi-typescript makes of the live /v1/openapi.json', async () => {
       const generated = await generateSchema(new URL(`${running.url}/v1/openapi.json`));
       const host = new URL(running.url).host;
       expect(generated, 'the types leave out the servers, so they do not depend on the address').not.toContain(host);
-      expect(generated, 'schema.d.ts is stale: run examples/rest-client/generate.mjs against the service').toBe(
-        await readFile(schemaFile, 'utf8'),
-      );
+      const built = await readFile(schemaFile, 'utf8').catch(() => 'no schema.d.ts');
+      expect(generated, 'rest-client/schema.d.ts is missing or stale: `npm run build` generates it').toBe(built);
     });
 
     it('create, page through, get and fail with a typed Error body over REST', async () => {

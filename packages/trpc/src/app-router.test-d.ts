@@ -1,12 +1,18 @@
-import type { Pet } from '@petstore/core';
+import type { operations, Pet } from '@petstore/core';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { createTRPCClient, httpLink, type TRPCClientError } from '@trpc/client';
 import { describe, expectTypeOf, it } from 'vitest';
+import type { z } from 'zod';
 import type { AppRouter } from './app-router.js';
 
 type Inputs = inferRouterInputs<AppRouter>;
 type Outputs = inferRouterOutputs<AppRouter>;
 const client = createTRPCClient<AppRouter>({ links: [httpLink({ url: 'http://127.0.0.1/trpc' })] });
+
+/** What the registry says each operation's procedure takes and gives: its input and output schemas, by procedure. */
+type Operations = typeof operations;
+type RegistryInputs = { [Id in keyof Operations as Operations[Id]['procedure']]: z.input<Operations[Id]['input']> };
+type RegistryOutputs = { [Id in keyof Operations as Operations[Id]['procedure']]: z.output<Operations[Id]['output']> };
 
 describe('the AppRouter type', () => {
   it('takes the core input types and gives the core output types', () => {
@@ -18,6 +24,12 @@ describe('the AppRouter type', () => {
     expectTypeOf<Inputs['pets']['get']>().toEqualTypeOf<{ petId: number }>();
     expectTypeOf<Outputs['pets']['list']>().toEqualTypeOf<Pet[]>();
     expectTypeOf<Outputs['pets']['create']>().toEqualTypeOf<Pet>();
+  });
+
+  it('has a procedure for each operation of the registry, typed by its schemas', () => {
+    expectTypeOf<{ [P in keyof RegistryInputs]: Inputs['pets'][P] }>().toEqualTypeOf<RegistryInputs>();
+    expectTypeOf<{ [P in keyof RegistryOutputs]: Outputs['pets'][P] }>().toEqualTypeOf<RegistryOutputs>();
+    expectTypeOf<string>().not.toExtend<keyof RegistryInputs>();
   });
 
   it('rejects a wrong input at compile time', () => {

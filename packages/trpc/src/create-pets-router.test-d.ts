@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { ErrorBody, Pet, PetStore } from '@petstore/core';
+import type { ErrorBody, operations, Pet, PetStore } from '@petstore/core';
 import { createTRPCClient, httpBatchLink, type TRPCClientError } from '@trpc/client';
 import { initTRPC, type inferRouterInputs, type inferRouterOutputs } from '@trpc/server';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
@@ -10,6 +10,10 @@ import { withPetStoreErrors } from './errors/with-pet-store-errors.js';
 import { maxBatchSize } from './max-batch-size.js';
 
 declare const store: PetStore;
+
+/** Every procedure the registry defines: each operation's, and the page procedure of those that page. */
+type Operations = typeof operations;
+type Procedures = { [Id in keyof Operations]: Operations[Id]['procedure'] | NonNullable<Operations[Id]['pageProcedure']> }[keyof Operations];
 
 describe('createPetsRouter in a host\'s tRPC server', () => {
   it('needs a principal hook when the host\'s context has no request to read a key from', () => {
@@ -35,7 +39,9 @@ describe('createPetsRouter in a host\'s tRPC server', () => {
     expectTypeOf<Outputs['pets']['create']>().toEqualTypeOf<Pet>();
     expectTypeOf<Outputs['animals']['list']>().toEqualTypeOf<Pet[]>();
     expectTypeOf<Outputs['pets']['page']['nextCursor']>().toEqualTypeOf<string | null>();
-    expectTypeOf<keyof Outputs['pets']>().toEqualTypeOf<'list' | 'create' | 'get' | 'page'>();
+    expectTypeOf<keyof Outputs['pets']>().toEqualTypeOf<Procedures>();
+    expectTypeOf<keyof Outputs['animals']>().toEqualTypeOf<Procedures>();
+    expectTypeOf<string>().not.toExtend<Procedures>();
     expectTypeOf<inferRouterInputs<typeof router>['pets']['get']>().toEqualTypeOf<{ petId: number }>();
   });
 
