@@ -99,12 +99,15 @@ const RECHECK_MS = 1_000;
 // The memory store expires entries with setTimeout, which cannot wait longer than 24.8 days.
 const MAX_BAN_SECONDS = 7 * 86_400;
 
-function wholeNumber(name: string, value: number, max = Number.MAX_SAFE_INTEGER) {
-  if (!Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw new RangeError(`${name} must be a whole number from 1 to ${max}, not ${value}.`);
+function wholeNumber(name: string, value: number, max = Number.MAX_SAFE_INTEGER, min = 1) {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be a whole number from ${min} to ${max}, not ${value}.`);
   }
   return value;
 }
+
+/** How many requests a key's windows count at once: 0 for calls of a batch refused after its first 429. */
+const countOf = (requests: number) => wholeNumber('requests', requests, Number.MAX_SAFE_INTEGER, 0);
 
 /** The counter name of an address: its bucket (an IPv6 client's /64), hashed when long. */
 function addressKey(address: string) {
@@ -173,7 +176,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
       counters.incrementWindows(
         { key: minuteKey, seconds: MINUTE_ENTRY_SECONDS },
         { key: dayKey, seconds: DAY_ENTRY_SECONDS },
-        wholeNumber('requests', requests),
+        countOf(requests),
         perMinute,
       ),
     ]);

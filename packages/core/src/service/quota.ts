@@ -9,7 +9,8 @@ import type { RateLimitWindow } from './response-meta.js';
 export interface Quota {
   /**
    * Counts a request of an API key or a principal against its limits; `requests` counts that many at once (the calls
-   * of a batch refused together), refused when the last of them does not fit.
+   * of a batch refused together), refused when the last of them does not fit. 0 counts nothing and is refused
+   * while a window is over its limit (the calls of a batch refused after its first 429, which a ban does not count).
    */
   consumeKey(key: QuotaSubject, requests?: number): Promise<RateLimitWindow[]>;
   /** Counts a request without a valid key against its address (`requests` at once, as `consumeKey`). */
