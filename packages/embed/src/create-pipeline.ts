@@ -70,7 +70,7 @@ export function createServicePipeline(store: PetStore, options: HandlerOptions =
   const basePath = normalizeBasePath(options.basePath);
   // Health answers on any host, also once custom domains are managed (a load balancer asks by address).
   const edge = createEdge({ ...options, anyHostPaths: [`${basePath}/healthz`, `${basePath}/livez`] });
-  const rest = createRestCodec({ prefix: '/v1', basePath, edge });
+  const rest = createRestCodec({ prefix: '/v1', basePath, edge, store });
   const trpc = createTrpcCodec({ store, prefix: '/trpc', basePath, restPrefix: '/v1' });
   const ready = readiness(options.dependencies ?? { database: () => store.isHealthy() }, options.version);
   return createPipeline({

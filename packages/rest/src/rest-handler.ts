@@ -19,6 +19,6 @@ export interface RestHandlerOptions extends SurfaceOptions {
 export function createRestHandler(options: RestHandlerOptions): NodeHandler {
   const { basePath = '/v1', docs, ...rest } = options;
   const edge = createEdge(rest);
-  const codec = createRestCodec({ prefix: normalizeBasePath(basePath), edge, docs: docs !== false });
+  const codec = createRestCodec({ prefix: normalizeBasePath(basePath), edge, docs: docs !== false, store: options.store });
   return toNodeHandler(createPipeline({ ...rest, edge, codecs: [codec] }));
 }
