@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { ApiKeyRecord } from '../auth/api-key-store.js';
 import type { QuotaSubject } from '../auth/principal.js';
 import { systemClock, type Clock } from '../clock.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
@@ -11,7 +10,7 @@ import { banEnd, banValue } from './ban.js';
 import { coalesced } from './coalesced-counters.js';
 import type { Counters } from './counters.js';
 import { createKeptCounters, type KeptCountersOptions } from './kept-counters.js';
-import { createKnownKeys } from './known-keys.js';
+import { createKnownKeys, tokenDigest } from './known-keys.js';
 import { createMemoryCounters } from './memory-counters.js';
 import { createPostgresCounters, type PostgresPoolLike } from './postgres-counters.js';
 import { createRedisCounters, type RedisLike } from './redis-counters.js';
@@ -79,7 +78,7 @@ export interface ClosableQuota extends Quota {
   clearExpired(): Promise<number>;
   /**
    * Settles when what is written behind the answers (keys known at an address) has reached the store.
-   * @example quota.keySucceeded(key, address); await quota.flush()
+   * @example quota.tokenSucceeded(token, address); await quota.flush()
    */
   flush(): Promise<void>;
   /**
@@ -258,8 +257,8 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     consumeKey,
     consumeAddress,
     checkAddress,
-    knowsKey: (key: ApiKeyRecord, address: string) => knownKeys.has(key.id, addressKey(address)),
-    keySucceeded: (key: ApiKeyRecord, address: string) => knownKeys.record(key.id, addressKey(address)),
+    knowsToken: (token: string, address: string) => knownKeys.has(tokenDigest(token), addressKey(address)),
+    tokenSucceeded: (token: string, address: string) => knownKeys.record(tokenDigest(token), addressKey(address)),
     ready: async () => kept?.ready,
     clearExpired: counters.clearExpired,
     flush: knownKeys.flush,

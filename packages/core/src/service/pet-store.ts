@@ -243,8 +243,11 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   }
 
   /**
-   * `count` up to the key's own count: the key verified and the address rule applied. Answers the valid key, counted
-   * nothing yet; or undefined once the request was counted against the address, having no valid key.
+   * `count` up to the key's own count: the address rule applied and the key verified. Answers the valid key, counted
+   * nothing yet; or undefined once the request was counted against the address, having no valid key. The address
+   * rule comes first: while the address is over its limit, a request is refused from the quota's memory of the
+   * address and of the tokens known there, with no key look-up and no further count of the address, unless its token
+   * is one known there (then it goes on as usual). So a right guess and a wrong one take the same path and time.
    */
   async function admit(context: CallContext, meta: ResponseMeta, operationId?: OperationId, requests = 1): Promise<ApiKeyRecord | undefined> {
     const token = context.apiKey;
@@ -256,17 +259,17 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       told({ key: undefined, operationId }, requests);
       return undefined;
     };
+    const addressRefusal = await quota.checkAddress(address).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (addressRefusal !== undefined && (token === undefined || !(await quota.knowsToken(token, address)))) {
+      refused(addressRefusal, undefined, operationId, requests);
+    }
     if (token === undefined) return countAddress();
-    const [key, addressCheck] = await Promise.all([
-      authenticator.verify(token),
-      quota.checkAddress(address).then(
-        () => undefined,
-        (error: unknown) => error,
-      ),
-    ]);
+    const key = await authenticator.verify(token);
     if (!key) return countAddress();
     meta.keyId = key.id;
-    if (addressCheck !== undefined && !(await quota.knowsKey(key, address))) refused(addressCheck, undefined, operationId, requests);
     return key;
   }
 
@@ -294,8 +297,8 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   }
 
   /** An operation answered without error (2xx): its key becomes known at the caller's address. */
-  function succeeded(key: ApiKeyRecord, context: CallContext) {
-    quota.keySucceeded(key, addressOf(context));
+  function succeeded(context: CallContext) {
+    if (context.apiKey !== undefined) quota.tokenSucceeded(context.apiKey, addressOf(context));
   }
 
   async function admitBatch(context: CallContext): Promise<void> {
@@ -374,7 +377,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       if (idempotencyKey === undefined) {
         const data = await handle(pets);
         if (op.writes) pages.invalidate();
-        if (key) succeeded(key, context);
+        if (key) succeeded(context);
         return { data, meta };
       }
       const result = await idempotency.run(
@@ -383,7 +386,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       );
       if (result.replayed) meta.replayed = true;
       else pages.invalidate();
-      succeeded(key!, context);
+      succeeded(context);
       return { data: result.data, meta };
     } catch (error) {
       throw failure(error, meta);
