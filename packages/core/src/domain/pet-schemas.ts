@@ -9,7 +9,7 @@ export const MAX_ID = Number.MAX_SAFE_INTEGER;
  * for the three that written languages and emoji need: U+200C ZERO WIDTH NON-JOINER (Persian, Hindi), U+200D ZERO
  * WIDTH JOINER ("🐈‍⬛") and the tag characters U+E0020-U+E007F (subdivision flags).
  */
-const HIDING = /[\p{Cc}\p{Zl}\p{Zp}]|(?![\u200C\u200D\u{E0020}-\u{E007F}])\p{Cf}/u;
+const HIDING = /[\p{Cc}\p{Zl}\p{Zp}]|(?!\u200C|\u200D|[\u{E0020}-\u{E007F}])\p{Cf}/u;
 
 /** The rule of a name in words, for the OpenAPI document (a `pattern` has no flag for Unicode properties). */
 const NAME_RULE =
