@@ -113,7 +113,7 @@ describe('the trust rules at the edge, behind one trusted proxy', () => {
   });
 
   it('takes X-Forwarded-Proto only as http or https', async () => {
-    const headers = { authorization: `Bearer ${KEY}`, 'x-forwarded-for': '203.0.113.8', 'x-forwarded-host': 'pets.example.com' };
+    const headers = { authorization: `Bearer ${KEY}`, 'x-forwarded-for': '203.0.113.8', host: 'pets.example.com' };
     for (let i = 0; i < 2; i++) {
       await fetch(`${running.url}/v1/pets`, {
         method: 'POST',
@@ -125,6 +125,30 @@ describe('the trust rules at the edge, behind one trusted proxy', () => {
     expect(odd.headers['link']).toMatch(/^<http:\/\/pets\.example\.com\/v1\/pets\?/);
     const secure = await send(running.url, '/v1/pets?limit=1', { ...headers, 'x-forwarded-proto': 'https' });
     expect(secure.headers['link']).toMatch(/^<https:\/\/pets\.example\.com\/v1\/pets\?/);
+  });
+
+  it('never links to a forwarded host with no public address configured: the Host header only', async () => {
+    const headers = {
+      authorization: `Bearer ${KEY}`,
+      'x-forwarded-for': '203.0.113.9',
+      host: 'pets.example.com',
+      'x-forwarded-host': 'evil.example',
+    };
+    const location = await new Promise<string | undefined>((resolve, reject) => {
+      const target = new URL(running.url);
+      const req = request(
+        { host: target.hostname, port: target.port, path: '/v1/pets', method: 'POST', headers: { ...headers, 'content-type': 'application/json' } },
+        (res) => (res.resume(), resolve(res.headers['location'])),
+      );
+      req.on('error', reject).end(JSON.stringify({ name: 'Located', categoryId: 1 }));
+    });
+    expect(location).toMatch(/^http:\/\/pets\.example\.com\/v1\/pets\/\d+$/);
+    const list = await send(running.url, '/v1/pets?limit=1', headers);
+    expect(list.status).toBe(200);
+    expect(list.headers['link']).toMatch(/^<http:\/\/pets\.example\.com\/v1\/pets\?limit=1&cursor=/);
+    const trpc = await send(running.url, '/trpc/pets.list?input=%7B%22limit%22%3A1%7D', headers);
+    expect(trpc.headers['link']).toMatch(/^<http:\/\/pets\.example\.com\/trpc\/pets\.list\?input=/);
+    for (const answer of [list, trpc]) expect(JSON.stringify(answer.headers)).not.toContain('evil.example');
   });
 });
 

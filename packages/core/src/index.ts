@@ -26,6 +26,7 @@ export {
   type PetStoreOptions,
   type CallContext,
   type InputReader,
+  type Admitted,
   type Outcome,
   type CountedRequest,
 } from './service/pet-store.js';

@@ -1,5 +1,5 @@
 export { openDatabase, restoreDataDir, type DatabaseOptions, type OpenDatabase } from './open-database.js';
-export { openRedis, type OpenRedisOptions, type RedisClient } from './open-redis.js';
+export { openRedis, redisTakesWrites, type OpenRedisOptions, type RedisClient } from './open-redis.js';
 export type { PostgresPool, PostgresQueryResult } from './postgres-pool.js';
 export { openHostDatabase, type HostDatabase, type HostDatabaseOptions, type HostPool } from './host-database.js';
 export { ACQUIRE_TIMEOUT_MS, AcquireTimeoutError, boundedAcquire } from './bounded-acquire.js';

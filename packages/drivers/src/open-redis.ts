@@ -7,7 +7,21 @@ import type { RedisOptions } from 'ioredis';
  */
 export interface RedisClient extends RedisLike {
   ping(): Promise<string>;
+  set(key: string, value: string, expiry: 'PX', milliseconds: number): Promise<unknown>;
   disconnect(): void;
+}
+
+/**
+ * Whether Redis takes writes now, as the quota needs it to: a `SET` with a short expiry under the deployment's key
+ * prefix. A `PING` is answered also by a Redis that refuses every write (out of memory with `noeviction`, or a
+ * read-only replica after `REPLICAOF`), while every keyed request gets 503.
+ * @example const up = await redisTakesWrites(client, 'petstore')
+ */
+export function redisTakesWrites(client: Pick<RedisClient, 'set'>, keyPrefix: string): Promise<boolean> {
+  return client.set(`${keyPrefix}:health`, '1', 'PX', 60_000).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** How long start-up waits for Redis, and how long one command may take before its request answers 503. */

@@ -88,7 +88,7 @@ export function createServicePipeline(store: PetStore, options: HandlerOptions =
   checkPublishedAt(options, basePath);
   // Health answers on any host, also once custom domains are managed (a load balancer asks by address).
   const edge = createEdge({ ...options, anyHostPaths: [`${basePath}/healthz`, `${basePath}/livez`] });
-  const rest = createRestCodec({ prefix: '/v1', basePath, edge, contact: options.contact });
+  const rest = createRestCodec({ prefix: '/v1', basePath, edge, contact: options.contact, store });
   const ready = readiness(options.dependencies ?? { database: () => store.isHealthy() }, options.version ?? embedVersion);
   // The tRPC codec comes when its module has loaded; until then requests wait for it (see `handle`), so the codec
   // below always has it. The pipeline itself is made now: a mistake in the options is thrown here, not at a request.

@@ -1,6 +1,7 @@
 import {
   createPetStore,
   createQuota,
+  DEFAULT_REDIS_KEY_PREFIX,
   type Database,
   defaultSchema,
   migrateToLatest,
@@ -20,6 +21,7 @@ import {
   openDatabase,
   openHostDatabase,
   openRedis,
+  redisTakesWrites,
   type DatabaseOptions,
   type HostPool,
   type OpenDatabase,
@@ -226,7 +228,8 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
     const client = redis;
     const isDatabaseHealthy = () => store.isHealthy();
     const dependencies: Record<string, () => Promise<boolean>> = { database: isDatabaseHealthy };
-    if (client) dependencies.redis = () => client.ping().then(() => true, () => false);
+    const redisUp = () => (client ? redisTakesWrites(client, options.redisKeyPrefix || DEFAULT_REDIS_KEY_PREFIX) : Promise.resolve(false));
+    if (client) dependencies.redis = redisUp;
     Object.freeze(dependencies);
     let closed = false;
     return {
@@ -236,7 +239,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       dependencies,
       async probe(dependency) {
         if (dependency !== 'redis') return store.isHealthy();
-        return client ? client.ping().then(() => true, () => false) : false;
+        return redisUp();
       },
       async close() {
         closed = true;

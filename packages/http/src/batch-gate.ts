@@ -1,9 +1,9 @@
-import { PetStoreError, type InputReader } from '@petstore/core';
+import { PetStoreError, type Admitted, type InputReader } from '@petstore/core';
 
 /** One call's passage through a {@link BatchGate}. */
 export interface GatedCall {
   /** The call's input reader, for `store.call`: it reads nothing once an earlier call of the batch was refused with 429. */
-  readonly readInput: () => Promise<unknown>;
+  readonly readInput: (admission?: Admitted) => Promise<unknown>;
   /** Tells the gate how the call ended (its error, if it failed); call it whatever the outcome. */
   settled(error?: unknown): void;
 }
@@ -39,7 +39,7 @@ export function createBatchGate(): BatchGate {
       const entry: Entry = { index, verdict: new Promise((resolve) => (decide = resolve)) };
       entries.push(entry);
       return {
-        async readInput() {
+        async readInput(admission) {
           decide(undefined);
           for (const earlier of entries) {
             if (earlier.index >= index) continue;
@@ -49,7 +49,7 @@ export function createBatchGate(): BatchGate {
               throw new PetStoreError(refusal.code, refusal.message, { meta: retryAfter === undefined ? {} : { retryAfter } });
             }
           }
-          return readInput();
+          return readInput(admission);
         },
         settled(error) {
           decide(refusedBefore(error) ? (error as PetStoreError) : undefined);

@@ -50,7 +50,7 @@ describe.each(testDatabases)('a batch of calls on its way into the core, on $nam
     expect(counted).toHaveLength(1);
   });
 
-  it('refuses the other calls without running them once the first is refused with 429, all counted in one count', async () => {
+  it('refuses the other calls without running them once the first is refused with 429, counted together toward no ban', async () => {
     const apiKey = await enterprise(1);
     await store.listPets({}, { apiKey, clientAddress });
     counted.length = 0;
@@ -58,12 +58,26 @@ describe.each(testDatabases)('a batch of calls on its way into the core, on $nam
     const settled = await runAll({ apiKey, clientAddress }, calls);
     const errors = settled.map((result) => (result as PromiseRejectedResult).reason as PetStoreError);
     expect(calls.map((call) => call.read)).toEqual([false, false, false, false]);
-    // The three after the first share one count of three, which takes the key past its limit + 3: banned.
-    expect(errors.map((error) => error.code)).toEqual(['rate_limited', 'api_key_banned', 'api_key_banned', 'api_key_banned']);
+    // The three after the first share one count, which counts none of them toward a ban: the batch is one request.
+    expect(errors.map((error) => error.code)).toEqual(['rate_limited', 'rate_limited', 'rate_limited', 'rate_limited']);
     expect(errors[1]).toBe(errors[3]);
     expect(errors[1]!.meta.rateLimit?.[0]).toMatchObject({ name: 'minute', remaining: 0 });
     expect(errors[1]!.meta.retryAfter).toBeGreaterThanOrEqual(1);
     expect(counted.filter((request) => request.refusal)).toHaveLength(4);
+    // The batch was one refused request: the ban (threshold 3) comes with the third request after it, not before.
+    for (let i = 0; i < 2; i++) expect((await refusal(store.listPets({}, { apiKey, clientAddress }))).code).toBe('rate_limited');
+    expect((await refusal(store.listPets({}, { apiKey, clientAddress }))).code).toBe('api_key_banned');
+  });
+
+  it('answers a batch past a fresh key\'s minute with as many 429s as calls that do not fit, and never bans it', async () => {
+    const apiKey = await enterprise(60);
+    const calls = Array.from({ length: 100 }, (_, i) => create(`hundred-${i}`));
+    const settled = await runAll({ apiKey, clientAddress }, calls);
+    const codes = settled.map((result) => (result.status === 'fulfilled' ? 'ok' : (result.reason as PetStoreError).code));
+    expect(codes).toEqual([...Array(60).fill('ok'), ...Array(40).fill('rate_limited')]);
+    expect(calls.filter((call) => call.read)).toHaveLength(60);
+    // One refused request so far (the batch): the third request after it (the threshold) is banned, not before.
+    for (let i = 0; i < 2; i++) expect((await refusal(store.listPets({}, { apiKey, clientAddress }))).code).toBe('rate_limited');
     expect((await refusal(store.listPets({}, { apiKey, clientAddress }))).code).toBe('api_key_banned');
   });
 

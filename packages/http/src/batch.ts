@@ -1,4 +1,13 @@
-import { PetStoreError, toPetStoreError, type CallContext, type InputReader, type Outcome, type PetStore } from '@petstore/core';
+import {
+  PetStoreError,
+  toPetStoreError,
+  type Admitted,
+  type CallContext,
+  type InputReader,
+  type Outcome,
+  type PetStore,
+  type RateLimitWindow,
+} from '@petstore/core';
 import { createBatchGate } from './batch-gate.js';
 
 /** The calls of one batch on their way into the core (DECISIONS "Hostile clients and overload"). */
@@ -14,14 +23,23 @@ export interface Batch {
 
 const isRateLimit = (error: unknown): error is PetStoreError => error instanceof PetStoreError && error.status === 429;
 
+/** How a probe ended: the 429 it was refused with, if it was. */
+interface Verdict {
+  refusal?: PetStoreError;
+}
+
+/** How many more calls fit in the windows that counted a call (the binding one first): unknown is unbounded. */
+const roomIn = (windows: readonly RateLimitWindow[] | undefined) => windows?.[0]?.remaining ?? Number.POSITIVE_INFINITY;
+
 /**
  * A batch of one caller's calls as one request at the edge. It is admitted once: without a valid key it is refused
- * once, counted once against the address. Its first call then enters the core before the others (on a shared quota
- * store a key's counts go one round trip at a time anyway, so this costs no round trip). If the first call is refused
- * with 429, the others are refused with 429 without running, all counted in one count (`store.meter(context, n)`): a
- * batch sent past its limit costs about what one call does. Otherwise the others enter together, each counted on its
- * own, and keep their order: once one is refused with 429, the ones after it are refused without reading their input
- * (see `createBatchGate`).
+ * once, counted once against the address. Its calls then enter the core as the key's windows have room: the first
+ * call alone, and once it is counted, as many of the others together as its windows have room left; the next call
+ * after those waits for them to be counted, and so on. A call that waits for one that was refused with 429 is refused
+ * with 429 without running; those are counted together (`store.meter(context, n, { countedAs: 0 })`), and count
+ * toward no ban: one batch is one request, so 100 calls on a free key answer 60 and 40 429s and never ban it.
+ * Calls that enter together keep their order: once one is refused with 429, the ones after it are refused without
+ * reading their input (see `createBatchGate`).
  * @example const batch = createBatch(store, ctx); await batch.admitted; await batch.call(0, readInput, (read) => store.call('listPets', read, ctx))
  */
 export function createBatch(store: PetStore, context: CallContext): Batch {
@@ -29,9 +47,12 @@ export function createBatch(store: PetStore, context: CallContext): Batch {
   // Each call awaits it; a batch whose calls never came must not leave its refusal unhandled.
   admitted.catch(() => {});
   const gate = createBatchGate();
-  // The first call's 429, or undefined once it was admitted or failed otherwise.
-  let first: Promise<PetStoreError | undefined> | undefined;
-  // The calls refused after the first one's 429 in this turn of the event loop, counted together once it ends.
+  // The verdict of the latest call that went in alone, and how many calls may enter after it without waiting.
+  let verdict: Promise<Verdict> | undefined;
+  let room = 0;
+  // The calls that entered together since then, each settled once counted (admitted or refused).
+  let entered: Promise<void>[] = [];
+  // The calls refused after a 429 in this turn of the event loop, counted together once it ends.
   let refusals: { requests: number; counted: Promise<PetStoreError> } | undefined;
 
   function refuse(cause: PetStoreError): Promise<PetStoreError> {
@@ -39,8 +60,8 @@ export function createBatch(store: PetStore, context: CallContext): Batch {
       const pending = { requests: 0 } as { requests: number; counted: Promise<PetStoreError> };
       pending.counted = Promise.resolve().then(() => {
         refusals = undefined;
-        return store.meter(context, pending.requests).then(
-          // Counted after all (a new minute began meanwhile): still refused, as the first call was.
+        return store.meter(context, pending.requests, { countedAs: 0 }).then(
+          // Not over a limit after all (a new minute began meanwhile): still refused, as the call they waited for was.
           (meta) => new PetStoreError(cause.code, cause.message, { meta: { ...meta, retryAfter: cause.meta.retryAfter ?? 1 } }),
           (error: unknown) => toPetStoreError(error),
         );
@@ -51,32 +72,61 @@ export function createBatch(store: PetStore, context: CallContext): Batch {
     return refusals.counted;
   }
 
+  /**
+   * Runs a call alone, once the calls that entered before it are counted: the others wait for it to be counted, and
+   * learn from its windows how many may follow.
+   */
+  async function alone(readInput: InputReader, run: (readInput: InputReader) => Promise<Outcome<unknown>>) {
+    let decide!: (verdict: Verdict) => void;
+    verdict = new Promise((resolve) => (decide = resolve));
+    room = 0;
+    const before = entered;
+    entered = [];
+    await Promise.all(before);
+    return run((admission?: Admitted) => {
+      room = roomIn(admission?.rateLimit);
+      decide({});
+      return readInput(admission);
+    }).then(
+      (outcome) => (decide({}), outcome),
+      (error: unknown) => {
+        if (isRateLimit(error)) decide({ refusal: error });
+        else {
+          // Failed before its input was read (a sunset, an outage): the room its windows show, if they were counted.
+          room = roomIn(error instanceof PetStoreError ? error.meta.rateLimit : undefined);
+          decide({});
+        }
+        throw error;
+      },
+    );
+  }
+
   return {
     admitted,
     async call(index, readInput, run) {
       await admitted;
-      if (first === undefined) {
-        // The others wait for this one to be admitted or refused, so it waits for none of them.
-        let decide!: (refusal: PetStoreError | undefined) => void;
-        first = new Promise((resolve) => (decide = resolve));
-        return run(() => (decide(undefined), readInput())).then(
-          (outcome) => (decide(undefined), outcome),
-          (error: unknown) => {
-            decide(isRateLimit(error) ? error : undefined);
-            throw error;
-          },
-        );
+      for (;;) {
+        if (verdict === undefined) return alone(readInput, run);
+        const waitingFor = verdict;
+        const { refusal } = await waitingFor;
+        if (refusal) throw await refuse(refusal);
+        if (room > 0) {
+          room--;
+          let counted!: () => void;
+          entered.push(new Promise((resolve) => (counted = resolve)));
+          const gated = gate.enter(index, readInput);
+          return run((admission?: Admitted) => (counted(), gated.readInput(admission))).then(
+            (outcome) => (counted(), gated.settled(), outcome),
+            (error: unknown) => {
+              counted();
+              gated.settled(error);
+              throw error;
+            },
+          );
+        }
+        // No room left after the call waited for: this one goes in alone next (unless another already did).
+        if (verdict === waitingFor) verdict = undefined;
       }
-      const refusal = await first;
-      if (refusal) throw await refuse(refusal);
-      const gated = gate.enter(index, readInput);
-      return run(gated.readInput).then(
-        (outcome) => (gated.settled(), outcome),
-        (error: unknown) => {
-          gated.settled(error);
-          throw error;
-        },
-      );
     },
   };
 }

@@ -28,8 +28,10 @@ export interface PublishedAt {
 /** The scheme and host a request arrived with, as the edge trusts them. */
 export interface Arrival {
   scheme: 'http' | 'https';
-  /** Well-formed, lower case; undefined when missing or malformed. */
+  /** Well-formed, lower case; undefined when missing or malformed. A trusted proxy's `X-Forwarded-Host` if it sent one. */
   host: string | undefined;
+  /** The request's own `Host` header, well-formed and lower case, never a forwarded host; undefined otherwise. */
+  hostHeader: string | undefined;
   /** The address and port the request reached this server on, as `host:port`. */
   local: () => string;
 }
@@ -47,7 +49,8 @@ function lastSegment(basePath: string): string {
 /**
  * The rule of DECISIONS "Proxies and hosts" for links: the request's host only when it is one of the service's own
  * (the public and staging addresses, the targets of host redirects, verified custom domains), else the public address; with no public address
- * (development), any well-formed host. Returns the absolute base address of an API at `basePath` (as the client's
+ * (development), the well-formed `Host` header, never a forwarded host (a client behind a pass-through proxy writes
+ * that header itself, and with no public address the service knows no host of its own to check it against). Returns the absolute base address of an API at `basePath` (as the client's
  * path has it): the configured address with the API's own last segment (`/v1`, `/trpc`), or in development the
  * request's scheme, host and base path.
  * @example createLinkBase({ publicUrl: 'https://api.example.com/v1' })(arrival, '/trpc') // 'https://api.example.com/trpc'
@@ -58,7 +61,7 @@ export function createLinkBase(published: PublishedAt): (arrival: Arrival, baseP
     .map((url) => ({ host: new URL(url).host.toLowerCase(), parent: parentOf(url) }));
   const publicParent = own[0]?.parent;
   if (publicParent === undefined) {
-    return ({ scheme, host, local }, basePath) => `${scheme}://${host ?? local()}${basePath}`;
+    return ({ scheme, hostHeader, local }, basePath) => `${scheme}://${hostHeader ?? local()}${basePath}`;
   }
   const parents = new Map(own.map(({ host, parent }) => [host, parent]));
   const publicPath = new URL(publicParent).pathname.replace(/\/+$/, '');

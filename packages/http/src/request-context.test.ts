@@ -79,6 +79,15 @@ describe('the scheme and host of links', () => {
     expect(contextOf({}, { headers: { host: 'evil.com>; rel="next", <x' } }).linkBase('/v1')).toBe('http://127.0.0.1:3000/v1');
   });
 
+  it('never links to a forwarded host in development, even from a trusted proxy: the Host header, or its own address', () => {
+    const forwarded = { host: 'dev.test:8080', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' };
+    const ctx = contextOf({ trustProxy: true }, { headers: forwarded });
+    expect(ctx.host).toBe('evil.example');
+    expect(ctx.linkBase('/v1')).toBe('https://dev.test:8080/v1');
+    const noHost = contextOf({ trustProxy: true }, { headers: { host: 'evil.com>; x', 'x-forwarded-host': 'evil.example' } });
+    expect(noHost.linkBase('/trpc')).toBe('http://127.0.0.1:3000/trpc');
+  });
+
   it('keeps the mount a framework stripped, and the path of the public address', () => {
     const mounted = { url: '/v1/pets', originalUrl: '/petstore/v1/pets', headers: { host: '[::1]:3000' } };
     expect(fromNodeRequest(request(mounted)).url).toBe('/petstore/v1/pets');

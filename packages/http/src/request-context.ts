@@ -123,13 +123,14 @@ export function createEdge(options: EdgeOptions = {}): Edge {
     return errorResponse(new PetStoreError('misdirected_request'));
   }
 
-  function arrival(request: StandardRequest, peerTrusted: boolean): Pick<Arrival, 'scheme' | 'host'> {
+  function arrival(request: StandardRequest, peerTrusted: boolean): Omit<Arrival, 'local'> {
     const { encrypted } = request.peer;
-    if (!peerTrusted) return { scheme: encrypted ? 'https' : 'http', host: wellFormedHost(request.header('host')) };
+    const hostHeader = wellFormedHost(request.header('host'));
+    if (!peerTrusted) return { scheme: encrypted ? 'https' : 'http', host: hostHeader, hostHeader };
     const proto = firstListed(request.header('x-forwarded-proto'))?.toLowerCase();
     const scheme = proto === 'https' || proto === 'http' ? proto : encrypted ? 'https' : 'http';
     const forwardedHost = wellFormedHost(firstListed(request.header('x-forwarded-host')));
-    return { scheme, host: forwardedHost ?? wellFormedHost(request.header('host')) };
+    return { scheme, host: forwardedHost ?? hostHeader, hostHeader };
   }
 
   const localOf = (request: StandardRequest) => () => request.peer.local ?? '127.0.0.1:80';
@@ -137,7 +138,7 @@ export function createEdge(options: EdgeOptions = {}): Edge {
   function context(request: StandardRequest): RequestContext {
     const peer = request.peer.address;
     const peerTrusted = !trustsNobody && peer !== undefined && trust(peer, 0);
-    const { scheme, host } = arrival(request, peerTrusted);
+    const { scheme, host, hostHeader } = arrival(request, peerTrusted);
     const apiKey = bearerToken(request.header('authorization'));
     return {
       method: request.method,
@@ -152,7 +153,7 @@ export function createEdge(options: EdgeOptions = {}): Edge {
       host,
       apiKey,
       idempotencyKey: request.header('idempotency-key'),
-      linkBase: (basePath) => linkBase({ scheme, host, local: localOf(request) }, basePath),
+      linkBase: (basePath) => linkBase({ scheme, host, hostHeader, local: localOf(request) }, basePath),
       route: 'unmatched',
       keyId: undefined,
       unavailable: undefined,
@@ -168,7 +169,7 @@ export function createEdge(options: EdgeOptions = {}): Edge {
     },
     servers(request, basePath) {
       const production =
-        publicUrl ?? linkBase({ scheme: 'http', host: undefined, local: localOf(request) }, basePath);
+        publicUrl ?? linkBase({ scheme: 'http', host: undefined, hostHeader: undefined, local: localOf(request) }, basePath);
       const custom = customDomainBases(options, basePath);
       return { production, staging: stagingUrl ?? production, ...(custom.length > 0 ? { custom } : {}) };
     },

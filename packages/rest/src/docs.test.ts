@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer, request } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { createPetStore } from '@petstore/core';
 import { testDatabases } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +21,18 @@ function rawGet(port: string, path: string, host: string): Promise<string> {
       let body = '';
       res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
       res.on('end', () => resolve(body));
+    });
+    req.on('error', reject).end();
+  });
+}
+
+/** A GET answered as bytes, with the headers of our choosing (fetch decodes compressed bodies itself). */
+function rawGetBytes(port: string, path: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
     });
     req.on('error', reject).end();
   });
@@ -52,11 +66,11 @@ describe.each(testDatabases)('the OpenAPI document and the docs on $name', (data
     expect(page.url).toBe(`${api.base}/docs/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(page.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(page.headers.get('x-ratelimit-limit')).toBe('60');
     const html = await page.text();
     expect(html).toContain('<div id="redoc"></div>');
     const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
-    expect(references.sort()).toEqual(['data:,', 'docs.js', 'redoc.standalone.js']);
+    expect(references.sort()).toEqual(['data:,', 'docs.js', expect.stringMatching(/^redoc\.standalone\.[A-Za-z0-9_-]{16}\.js$/)]);
   });
 
   it('sends a Content-Security-Policy that allows only its own scripts and the documented servers', async () => {
@@ -71,7 +85,7 @@ describe.each(testDatabases)('the OpenAPI document and the docs on $name', (data
     const response = await fetch(`${api.base}/docs/redoc.standalone.js`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(response.headers.get('x-ratelimit-limit')).toBe('60');
     const served = await response.text();
     const original = await readFile(new URL('redoc.standalone.js', redocBundles), 'utf8');
     expect(original).toContain('https://cdn.redoc.ly/');
@@ -138,6 +152,36 @@ describe.each(testDatabases)('the OpenAPI document and the docs on $name', (data
     }
   });
 
+  it('sends the bundle the page loads compressed as the client accepts, with an ETag, immutable under its hashed name', async () => {
+    const html = await (await fetch(`${api.base}/docs/`)).text();
+    const hashed = /src="(redoc\.standalone\.([A-Za-z0-9_-]{16})\.js)"/.exec(html)!;
+    const plain = Buffer.from(await (await fetch(`${api.base}/docs/redoc.standalone.js`, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer());
+    expect(createHash('sha256').update(plain).digest('base64url').slice(0, 16)).toBe(hashed[2]);
+    const port = new URL(api.base).port;
+    const get = (path: string, headers: Record<string, string>) => rawGetBytes(port, `/v1/docs/${path}`, headers);
+    const br = await get(hashed[1]!, { 'accept-encoding': 'gzip, deflate, br' });
+    expect(br.status).toBe(200);
+    expect(br.headers).toMatchObject({ 'content-encoding': 'br', 'cache-control': 'public, max-age=31536000, immutable', vary: 'Accept-Encoding' });
+    expect(br.body.length).toBeLessThan(plain.length / 3);
+    expect(brotliDecompressSync(br.body).equals(plain)).toBe(true);
+    const gzip = await get(hashed[1]!, { 'accept-encoding': 'gzip, br;q=0' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzip.body).equals(plain)).toBe(true);
+    const identity = await get(hashed[1]!, {});
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    expect(identity.body.equals(plain)).toBe(true);
+    const etag = String(br.headers['etag']);
+    expect(etag).toBe(`W/"${hashed[2]}"`);
+    expect([gzip.headers['etag'], identity.headers['etag']]).toEqual([etag, etag]);
+    const revalidated = await get(hashed[1]!, { 'accept-encoding': 'br', 'if-none-match': etag });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.body.length).toBe(0);
+    expect(revalidated.headers['etag']).toBe(etag);
+    const plainName = await get('redoc.standalone.js', { 'if-none-match': `"${hashed[2]}"` });
+    expect(plainName.status).toBe(304);
+    expect((await get('redoc.standalone.js', {})).headers['cache-control']).toBe('public, max-age=86400');
+  });
+
   it('answers 404 for the document and the docs when docs are turned off', async () => {
     const bare = await startRestServer(database, { handler: { docs: false } });
     try {
@@ -146,5 +190,31 @@ describe.each(testDatabases)('the OpenAPI document and the docs on $name', (data
     } finally {
       await bare.close();
     }
+  });
+});
+
+describe.each(testDatabases)('the docs counted against the address on $name', (database) => {
+  let api: RestServer;
+  beforeAll(async () => {
+    api = await startRestServer(database, { quota: { perAddressPerMinute: 5 } });
+  });
+  afterAll(() => api.close());
+
+  it('refuses the bundle with the address 429 once the address is over its limit, while a keyed client is served', async () => {
+    // A client of the API with its key, known at this address (it succeeded from it), as DECISIONS "Gaps in limits" has it.
+    expect((await fetch(`${api.base}/pets`, { headers: api.auth })).status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await fetch(`${api.base}/docs/redoc.standalone.js`, { method: 'HEAD' })).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+    const refused = await fetch(`${api.base}/docs/redoc.standalone.js`);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).not.toBeNull();
+    expect(((await refused.json()) as { code: string }).code).toBe('rate_limited');
+    expect(Number(refused.headers.get('content-length'))).toBeLessThan(1000);
+    // The page counts too; the API's own clients, with their key, are served throughout.
+    expect((await fetch(`${api.base}/docs/`)).status).toBe(429);
+    expect((await fetch(`${api.base}/pets`, { headers: api.auth })).status).toBe(200);
+    api.clock.at += 60_000;
+    expect((await fetch(`${api.base}/docs/redoc.standalone.js`, { method: 'HEAD' })).status).toBe(200);
   });
 });

@@ -1,21 +1,93 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { resourceResponse } from '@petstore/http';
+import type { ResponseMeta } from '@petstore/core';
+import { errorResponse, resourceResponse, responseHeaders, type RequestContext, type StandardRequest, type StandardResponse } from '@petstore/http';
 import type { OpenApiDocumentCache } from './openapi/openapi-endpoint.js';
 import type { RestResource } from './rest-resource.js';
 import type { RouteDefinition } from './router.js';
 
 /** Redoc's standalone bundle, copied into dist/docs-assets at build time (scripts/copy-docs-assets.mjs). */
 const ASSETS_DIR = new URL('../dist/docs-assets/', import.meta.url);
-const ASSETS: Readonly<Record<string, string>> = {
-  'redoc.standalone.js': 'text/javascript; charset=utf-8',
-  'redoc.standalone.js.LICENSE.txt': 'text/plain; charset=utf-8',
-};
+const BUNDLE = 'redoc.standalone.js';
+const LICENSE = 'redoc.standalone.js.LICENSE.txt';
+const JAVASCRIPT = 'text/javascript; charset=utf-8';
+/** Under its plain name the bundle may change with the next release: a day, then revalidated by its ETag. */
 const ASSET_CACHE = 'public, max-age=86400';
+/** Under its content-hashed name it never changes: a year, never revalidated. */
+const HASHED_CACHE = 'public, max-age=31536000, immutable';
 /** The one remote address in the bundle: the attribution logo. Served as an empty image instead, so the page phones nowhere. */
 const REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 const EMPTY_IMAGE = 'data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==';
 
-const PAGE = Buffer.from(`<!DOCTYPE html>
+/**
+ * Counts a request for the docs against the caller, as any request without a key is counted (its address's minute;
+ * a valid key's own windows when it sends one): answers its rate-limit headers, or throws the 429.
+ */
+export type DocsMeter = (ctx: RequestContext) => Promise<ResponseMeta>;
+
+/** A file as served: its bytes, compressed once at build time where that pays, and its validator. */
+interface Asset {
+  identity: Buffer;
+  gzip: Buffer | undefined;
+  br: Buffer | undefined;
+  /** Weak: the compressed forms are the same content. */
+  etag: string;
+}
+
+const readIfThere = (file: string) => readFile(new URL(file, ASSETS_DIR)).catch(() => undefined);
+
+async function loadAsset(file: string): Promise<Asset> {
+  const identity = Buffer.from((await readFile(new URL(file, ASSETS_DIR), 'utf8')).replaceAll(REMOTE_LOGO, EMPTY_IMAGE));
+  const [gzip, br] = await Promise.all([readIfThere(`${file}.gz`), readIfThere(`${file}.br`)]);
+  return { identity, gzip, br, etag: `W/"${createHash('sha256').update(identity).digest('base64url').slice(0, 16)}"` };
+}
+
+/** The bundle's content hash, from the manifest the build writes; undefined before a build that writes one. */
+function bundleHash(): string | undefined {
+  try {
+    const manifest = JSON.parse(readFileSync(new URL('manifest.json', ASSETS_DIR), 'utf8')) as Record<string, { hash?: unknown }>;
+    const hash = manifest[BUNDLE]?.hash;
+    return typeof hash === 'string' && /^[A-Za-z0-9_-]{8,64}$/.test(hash) ? hash : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The codings a client accepts, by `Accept-Encoding` (a q of 0 refuses one); identity is always acceptable here. */
+function accepted(header: string | undefined): Set<string> {
+  const codings = new Set<string>();
+  for (const part of (header ?? '').split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((param) => /^\s*q\s*=\s*([0-9.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
+    if (name && (q === undefined || Number(q) > 0)) codings.add(name);
+  }
+  return codings;
+}
+
+/** Whether `If-None-Match` names the asset (weak comparison, as RFC 9110 says for it). */
+function notModified(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const bare = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === bare;
+  });
+}
+
+/** The asset in the best coding the client takes (brotli, then gzip), or 304 when it has it already. */
+function serveAsset(request: StandardRequest, asset: Asset, contentType: string, cacheControl: string): StandardResponse {
+  const headers: Record<string, string> = { 'cache-control': cacheControl, etag: asset.etag, vary: 'Accept-Encoding' };
+  if (notModified(request.header('if-none-match'), asset.etag)) return { status: 304, headers, body: undefined };
+  const codings = accepted(request.header('accept-encoding'));
+  let body = asset.identity;
+  if (asset.br && codings.has('br')) [body, headers['content-encoding']] = [asset.br, 'br'];
+  else if (asset.gzip && (codings.has('gzip') || codings.has('x-gzip'))) [body, headers['content-encoding']] = [asset.gzip, 'gzip'];
+  return resourceResponse(contentType, body, headers);
+}
+
+const page = (bundle: string) =>
+  Buffer.from(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -26,7 +98,7 @@ const PAGE = Buffer.from(`<!DOCTYPE html>
 </head>
 <body>
 <div id="redoc"></div>
-<script src="redoc.standalone.js"></script>
+<script src="${bundle}"></script>
 <script src="docs.js"></script>
 </body>
 </html>
@@ -54,35 +126,62 @@ function contentSecurityPolicy(connect: readonly string[]): string {
   ].join('; ');
 }
 
-function assetEndpoint(file: string, contentType: string): RestResource {
-  let body: Buffer | undefined;
-  return async () => {
-    body ??= Buffer.from((await readFile(new URL(file, ASSETS_DIR), 'utf8')).replaceAll(REMOTE_LOGO, EMPTY_IMAGE));
-    return resourceResponse(contentType, body, { 'cache-control': ASSET_CACHE });
-  };
-}
-
 /**
  * The routes of the human docs (`/docs/`, rendered by Redoc from this package's own files), relative to the base path.
- * @example createRouter([...operationRoutes, ...docsRoutes(cache)])
+ * Every one is counted with `meter` (as requests without a key are: one address cannot pull the 940 KB bundle at
+ * will); the bundle is sent compressed, with an ETag, and under its content-hashed name (the one the page loads)
+ * cached as immutable.
+ * @example createRouter([...operationRoutes, ...docsRoutes(cache, (ctx) => store.meter(ctx))])
  */
-export function docsRoutes(document: OpenApiDocumentCache): RouteDefinition<RestResource>[] {
-  const page: RestResource = (request) =>
+export function docsRoutes(document: OpenApiDocumentCache, meter?: DocsMeter): RouteDefinition<RestResource>[] {
+  const hash = bundleHash();
+  const hashedName = hash === undefined ? undefined : `redoc.standalone.${hash}.js`;
+  const PAGE = page(hashedName ?? BUNDLE);
+  const loaded = new Map<string, Promise<Asset>>();
+  const asset = (file: string) => {
+    let pending = loaded.get(file);
+    if (!pending) {
+      pending = loadAsset(file);
+      // A failure is not kept: the next request reads again.
+      pending.catch(() => loaded.delete(file));
+      loaded.set(file, pending);
+    }
+    return pending;
+  };
+  const counted =
+    (serve: RestResource): RestResource =>
+    async (request, ctx) => {
+      let meta: ResponseMeta = {};
+      if (meter) {
+        try {
+          meta = await meter(ctx);
+        } catch (error) {
+          return errorResponse(error);
+        }
+      }
+      const response = await serve(request, ctx);
+      Object.assign(response.headers, responseHeaders(meta));
+      return response;
+    };
+  const pageEndpoint: RestResource = (request) =>
     resourceResponse('text/html; charset=utf-8', PAGE, {
       'cache-control': 'no-cache',
       'content-security-policy': contentSecurityPolicy(document.serverOrigins(request)),
       'referrer-policy': 'no-referrer',
     });
   const redirect: RestResource = () => ({ status: 301, headers: { location: 'docs/' }, body: undefined });
-  const init: RestResource = () => resourceResponse('text/javascript; charset=utf-8', INIT, { 'cache-control': 'no-cache' });
-  return [
+  const init: RestResource = () => resourceResponse(JAVASCRIPT, INIT, { 'cache-control': 'no-cache' });
+  const file =
+    (name: string, contentType: string, cacheControl: string): RestResource =>
+    async (request) =>
+      serveAsset(request, await asset(name), contentType, cacheControl);
+  const routes: RouteDefinition<RestResource>[] = [
     { method: 'GET', path: '/docs', endpoint: redirect },
-    { method: 'GET', path: '/docs/', endpoint: page },
+    { method: 'GET', path: '/docs/', endpoint: pageEndpoint },
     { method: 'GET', path: '/docs/docs.js', endpoint: init },
-    ...Object.entries(ASSETS).map(([file, type]) => ({
-      method: 'GET',
-      path: `/docs/${file}`,
-      endpoint: assetEndpoint(file, type),
-    })),
+    { method: 'GET', path: `/docs/${BUNDLE}`, endpoint: file(BUNDLE, JAVASCRIPT, ASSET_CACHE) },
+    { method: 'GET', path: `/docs/${LICENSE}`, endpoint: file(LICENSE, 'text/plain; charset=utf-8', ASSET_CACHE) },
+    ...(hashedName === undefined ? [] : [{ method: 'GET', path: `/docs/${hashedName}`, endpoint: file(BUNDLE, JAVASCRIPT, HASHED_CACHE) }]),
   ];
+  return routes.map((route) => ({ ...route, endpoint: counted(route.endpoint) }));
 }

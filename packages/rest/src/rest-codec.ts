@@ -1,5 +1,5 @@
 import { parse, type ParsedUrlQuery } from 'node:querystring';
-import { operations, PetStoreError, type OperationDefinition, type OperationId } from '@petstore/core';
+import { operations, PetStoreError, type OperationDefinition, type OperationId, type PetStore } from '@petstore/core';
 import {
   errorResponse,
   jsonResponse,
@@ -35,6 +35,11 @@ export interface RestCodecOptions {
   edge: Edge;
   /** The operator's contact, named by the OpenAPI document (`info.contact`); absent by default. */
   contact?: OpenApiContact | undefined;
+  /**
+   * The store the docs are counted with (`meter`): a request for the docs page or its assets counts against the
+   * client's address as any request without a key does, and is refused with its 429 over the limit. Unset: not counted.
+   */
+  store?: Pick<PetStore, 'meter'> | undefined;
 }
 
 export type { RestResource } from './rest-resource.js';
@@ -109,7 +114,8 @@ export function createRestCodec(options: RestCodecOptions): Codec<Plan> {
     const document = cacheOpenApiDocument((document) => createOpenApiDocument({ ...document, contact: options.contact }), (request) => options.edge.servers(request, apiBase));
     const resource = (path: string, serve: RestResource): Route => ({ kind: 'resource', label: `${apiBase}${path}`, serve });
     routes.push({ method: 'GET', path: '/openapi.json', endpoint: resource('/openapi.json', openApiResource(document)) });
-    for (const docs of docsRoutes(document)) routes.push({ ...docs, endpoint: resource('/docs', docs.endpoint) });
+    const meter = options.store && ((ctx: RequestContext) => options.store!.meter(ctx));
+    for (const docs of docsRoutes(document, meter)) routes.push({ ...docs, endpoint: resource('/docs', docs.endpoint) });
   }
   const router = createRouter(routes);
 

@@ -22,6 +22,6 @@ export interface RestHandlerOptions extends SurfaceOptions {
 export function createRestHandler(options: RestHandlerOptions): NodeHandler {
   const { basePath = '/v1', docs, contact, ...rest } = options;
   const edge = createEdge(rest);
-  const codec = createRestCodec({ prefix: normalizeBasePath(basePath), edge, docs: docs !== false, contact });
+  const codec = createRestCodec({ prefix: normalizeBasePath(basePath), edge, docs: docs !== false, contact, store: options.store });
   return toNodeHandler(createPipeline({ ...rest, edge, codecs: [codec] }));
 }

@@ -7,8 +7,8 @@ import { startProcess, type ServerProcess } from '../helpers.js';
 // Names with controls, format characters or separators (U+0085, U+202E, U+2028, U+2029) or nothing visible (only
 // U+200B, only U+3164) read one way and display another; they are refused on every surface.
 const KEY = 'hostile-names-key-000001';
-const REFUSED = ['Rex\u0085', 'Rex\u202Egnp.exe', 'Rex\u2028Max', 'Rex\u2029', '\u200B', '\u3164', ' \u00A0 '];
-const ACCEPTED = ['Rex', 'Zoë', '🐶'.repeat(255), 'Anna Maria', 'ชื่อ'];
+const REFUSED = ['Rex\u0085', 'Rex\u202Egnp.exe', '\uFEFFRex', 'Rex\u2028Max', 'Rex\u2029', '\u200B', '\u3164', ' \u00A0 '];
+const ACCEPTED = ['Rex', 'Zoë', '🐶'.repeat(255), 'Anna Maria', 'ชื่อ', '🐈\u200D⬛ Midnight', '\u0645\u06CC\u200C\u0634\u0648'];
 
 describe('names that hide what they say', () => {
   let server: ServerProcess;

@@ -20,6 +20,11 @@ export interface ApiKeyRecord {
   expiresAt?: Date | null;
   /** The id of the key that replaced this one in a rotation; null or absent: none. */
   replacedBy?: number | null;
+  /**
+   * The id of the key whose quota and ban this one shares: the first key of its rotation, so that a rolled key and
+   * its successor count as one during the grace period. Absent: its own `id`.
+   */
+  quotaKeyId?: number;
 }
 
 /** What {@link ApiKeyStore.roll} answers: the new key (shown only this once) and the old key as it is now. */
@@ -80,6 +85,7 @@ type Row = {
   revoked_at: Date | null;
   expires_at: Date | null;
   replaced_by: number | string | null;
+  quota_key_id: number | string | null;
 };
 
 function toRecord(row: Row): ApiKeyRecord & { hash: string } {
@@ -99,6 +105,7 @@ function toRecord(row: Row): ApiKeyRecord & { hash: string } {
     revokedAt: row.revoked_at,
     expiresAt: row.expires_at,
     replacedBy: row.replaced_by === null ? null : Number(row.replaced_by),
+    quotaKeyId: Number(row.quota_key_id ?? row.id),
   };
 }
 
@@ -135,6 +142,7 @@ export function createApiKeyStore(hostDb: Kysely<Database>, options: { clock?: C
     'revoked_at',
     'expires_at',
     'replaced_by',
+    'quota_key_id',
   ] as const;
   const select = () => db.selectFrom('api_keys').select(COLUMNS);
 
@@ -187,6 +195,8 @@ export function createApiKeyStore(hostDb: Kysely<Database>, options: { clock?: C
             per_minute: old.per_minute,
             per_day: old.per_day,
             expires_at: expiresAt === undefined ? old.expires_at : expiresAt,
+            // One quota and one ban for the whole rotation: the first key's.
+            quota_key_id: Number(old.quota_key_id ?? old.id),
           })
           .returning(COLUMNS)
           .executeTakeFirstOrThrow();

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { ApiKeyRecord } from '../auth/api-key-store.js';
 import type { QuotaSubject } from '../auth/principal.js';
 import { systemClock, type Clock } from '../clock.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
@@ -11,7 +10,7 @@ import { banEnd, banValue } from './ban.js';
 import { coalesced } from './coalesced-counters.js';
 import type { Counters } from './counters.js';
 import { createKeptCounters, type KeptCountersOptions } from './kept-counters.js';
-import { createKnownKeys } from './known-keys.js';
+import { createKnownKeys, tokenDigest } from './known-keys.js';
 import { createMemoryCounters } from './memory-counters.js';
 import { createPostgresCounters, type PostgresPoolLike } from './postgres-counters.js';
 import { createRedisCounters, type RedisLike } from './redis-counters.js';
@@ -79,7 +78,7 @@ export interface ClosableQuota extends Quota {
   clearExpired(): Promise<number>;
   /**
    * Settles when what is written behind the answers (keys known at an address) has reached the store.
-   * @example quota.keySucceeded(key, address); await quota.flush()
+   * @example quota.tokenSucceeded(token, address); await quota.flush()
    */
   flush(): Promise<void>;
   /**
@@ -99,12 +98,15 @@ const RECHECK_MS = 1_000;
 // The memory store expires entries with setTimeout, which cannot wait longer than 24.8 days.
 const MAX_BAN_SECONDS = 7 * 86_400;
 
-function wholeNumber(name: string, value: number, max = Number.MAX_SAFE_INTEGER) {
-  if (!Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw new RangeError(`${name} must be a whole number from 1 to ${max}, not ${value}.`);
+function wholeNumber(name: string, value: number, max = Number.MAX_SAFE_INTEGER, min = 1) {
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be a whole number from ${min} to ${max}, not ${value}.`);
   }
   return value;
 }
+
+/** How many requests a key's windows count at once: 0 for calls of a batch refused after its first 429. */
+const countOf = (requests: number) => wholeNumber('requests', requests, Number.MAX_SAFE_INTEGER, 0);
 
 /** The counter name of an address: its bucket (an IPv6 client's /64), hashed when long. */
 function addressKey(address: string) {
@@ -173,7 +175,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
       counters.incrementWindows(
         { key: minuteKey, seconds: MINUTE_ENTRY_SECONDS },
         { key: dayKey, seconds: DAY_ENTRY_SECONDS },
-        wholeNumber('requests', requests),
+        countOf(requests),
         perMinute,
       ),
     ]);
@@ -255,8 +257,8 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     consumeKey,
     consumeAddress,
     checkAddress,
-    knowsKey: (key: ApiKeyRecord, address: string) => knownKeys.has(key.id, addressKey(address)),
-    keySucceeded: (key: ApiKeyRecord, address: string) => knownKeys.record(key.id, addressKey(address)),
+    knowsToken: (token: string, address: string) => knownKeys.has(tokenDigest(token), addressKey(address)),
+    tokenSucceeded: (token: string, address: string) => knownKeys.record(tokenDigest(token), addressKey(address)),
     ready: async () => kept?.ready,
     clearExpired: counters.clearExpired,
     flush: knownKeys.flush,

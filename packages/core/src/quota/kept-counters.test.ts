@@ -44,7 +44,7 @@ describe.each(testDatabases)('memory counters kept in the database, on $name', (
     for (let i = 0; i < 12; i++) await before.consumeKey(banned).catch(() => {});
     expect((await refusal(before.consumeKey(banned))).code).toBe('api_key_banned');
     for (let i = 0; i < 3; i++) await before.consumeAddress('198.51.100.7');
-    before.keySucceeded(free, '203.0.113.5');
+    before.tokenSucceeded('psk_free_known_token_0000000000', '203.0.113.5');
     await before.close();
 
     const after = await quotaOn();
@@ -52,8 +52,8 @@ describe.each(testDatabases)('memory counters kept in the database, on $name', (
     expect({ minute: minute!.remaining, day: day!.remaining }).toEqual({ minute: 52, day: 992 });
     expect((await refusal(after.consumeKey(banned))).code).toBe('api_key_banned');
     expect((await after.consumeAddress('198.51.100.7'))[0]!.remaining).toBe(56);
-    expect(await after.knowsKey(free, '203.0.113.5')).toBe(true);
-    expect(await after.knowsKey(free, '203.0.113.6')).toBe(false);
+    expect(await after.knowsToken('psk_free_known_token_0000000000', '203.0.113.5')).toBe(true);
+    expect(await after.knowsToken('psk_free_known_token_0000000000', '203.0.113.6')).toBe(false);
   });
 
   it('writes what changed every saveEveryMs, so a process that ends without closing loses at most that', async () => {

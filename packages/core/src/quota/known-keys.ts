@@ -1,7 +1,17 @@
+import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Counters } from './counters.js';
 import { fromStoredSeconds, storedSecondsAfter } from './stored-time.js';
 import { DAY_MS } from './windows.js';
+
+/**
+ * The name of a key among the known ones: a digest of its token (128 bits, apart from the key store's hash), so that
+ * whether a token is known at an address is answered without looking the token up.
+ * @example tokenDigest('psk_…') // 'Qm9vWWf3…' (22 characters)
+ */
+export function tokenDigest(token: string): string {
+  return createHash('sha256').update('petstore known key\0').update(token).digest('base64url').slice(0, 22);
+}
 
 /** How long a key stays known at an address after it succeeded from there (DECISIONS "Gaps in limits"). */
 export const KNOWN_KEY_MS = DAY_MS;
@@ -28,17 +38,19 @@ interface Pair {
 }
 
 /**
- * Which valid keys have succeeded from which client addresses lately, shared by every instance on the store.
- * @example const known = createKnownKeys(counters, clock); known.record(7, '203.0.113.5'); await known.has(7, '203.0.113.5') // true
+ * Which keys have succeeded from which client addresses lately, shared by every instance on the store. A key is named
+ * by a digest of its token (see `tokenDigest`), so a request from an address over its limit is judged without looking
+ * its token up in the key store.
+ * @example const known = createKnownKeys(counters, clock); known.record(digest, '203.0.113.5'); await known.has(digest, '203.0.113.5') // true
  */
 export interface KnownKeys {
-  /** Remembers that key `keyId` succeeded from `address` now; written behind, so it never waits and never fails. */
-  record(keyId: number, address: string): void;
+  /** Remembers that the key of `digest` succeeded from `address` now; written behind, so it never waits and never fails. */
+  record(digest: string, address: string): void;
   /**
-   * Whether key `keyId` succeeded from `address` in the last {@link KNOWN_KEY_MS}, here or on another instance.
-   * Answers from memory when it can; otherwise reads the store, at most once a second per pair.
+   * Whether the key of `digest` succeeded from `address` in the last {@link KNOWN_KEY_MS}, here or on another
+   * instance. Answers from memory when it can; otherwise reads the store, at most once a second per pair.
    */
-  has(keyId: number, address: string): Promise<boolean>;
+  has(digest: string, address: string): Promise<boolean>;
   /** Settles when the writes under way have. */
   flush(): Promise<void>;
 }
@@ -52,7 +64,7 @@ export function createKnownKeys(counters: Counters, clock: Clock): KnownKeys {
   const pairs = new Map<string, Pair>();
   const writing = new Set<Promise<void>>();
 
-  const entryOf = (keyId: number, address: string) => `k:${keyId}:${address}`;
+  const entryOf = (digest: string, address: string) => `k:${digest}:${address}`;
   const pairOf = (entry: string): Pair => {
     let pair = pairs.get(entry);
     if (!pair) {
@@ -62,9 +74,9 @@ export function createKnownKeys(counters: Counters, clock: Clock): KnownKeys {
     return pair;
   };
 
-  function record(keyId: number, address: string) {
+  function record(digest: string, address: string) {
     const now = clock.now();
-    const entry = entryOf(keyId, address);
+    const entry = entryOf(digest, address);
     const pair = pairOf(entry);
     pair.seen = Math.max(pair.seen, now);
     if (now - pair.written < REWRITE_MS) return;
@@ -79,9 +91,9 @@ export function createKnownKeys(counters: Counters, clock: Clock): KnownKeys {
     writing.add(write);
   }
 
-  async function has(keyId: number, address: string): Promise<boolean> {
+  async function has(digest: string, address: string): Promise<boolean> {
     const now = clock.now();
-    const entry = entryOf(keyId, address);
+    const entry = entryOf(digest, address);
     const known = pairs.get(entry);
     if (known && now - known.seen < KNOWN_KEY_MS) return true;
     if (known && now - known.readAt < RECHECK_MS) return false;

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { createApiKeyStore, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store.js';
 import { createAuthenticator, invalidApiKey } from '../auth/authenticator.js';
 import { plans } from '../auth/plans.js';
-import { quotaSubject, type Principal } from '../auth/principal.js';
+import { quotaSubject, type Principal, type QuotaSubject } from '../auth/principal.js';
 import { systemClock, type Clock } from '../clock.js';
 import { isDatabaseUnavailable } from '../errors/is-database-unavailable.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
@@ -22,7 +22,7 @@ import { inSpan, recordFailure, storeTracer, tracedRepository } from '../telemet
 import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
 import { createPageCache } from './page-cache.js';
 import { unlimitedQuota, type Quota } from './quota.js';
-import type { ResponseMeta } from './response-meta.js';
+import type { RateLimitWindow, ResponseMeta } from './response-meta.js';
 
 /** Who is calling. */
 export interface CallContext {
@@ -46,14 +46,27 @@ export interface CallContext {
 // The address a request without one is counted under.
 const addressOf = (context: CallContext) => context.clientAddress ?? 'unknown';
 
+// What a key's requests are counted against: the first key of its rotation, so a rolled key and its successor share
+// one quota and one ban (DECISIONS "Hostile clients and overload").
+const subjectOf = (key: ApiKeyRecord): QuotaSubject => ({ id: key.quotaKeyId ?? key.id, limits: key.limits });
+
 /** The answer of an operation: its data, and what the response carries besides. */
 export interface Outcome<T> {
   data: T;
   meta: ResponseMeta;
 }
 
-/** Reads the input of a call; awaited only once the request is admitted (key, quota, sunset). */
-export type InputReader = () => unknown;
+/**
+ * Reads the input of a call; awaited only once the request is admitted (key, quota, sunset), and told the windows
+ * that counted it (the binding one first), so that a batch knows how many of its calls can still fit.
+ */
+export type InputReader = (admitted?: Admitted) => unknown;
+
+/** What an {@link InputReader} is told of its call's admission. */
+export interface Admitted {
+  /** The windows that counted the call, the binding one first; empty without limits. */
+  readonly rateLimit: readonly RateLimitWindow[];
+}
 
 type Operations = typeof operations;
 
@@ -97,9 +110,12 @@ export interface PetStore extends OperationMethods {
    * Counts a request that matches no operation (an unknown path, another method) against the caller's quota:
    * the key's when it is valid, the client address's otherwise. Never refuses a missing key; throws only 429/503.
    * `requests` counts that many at once: the calls of a batch refused without running, after one of them was
-   * refused with 429.
+   * refused with 429. `countedAs` is how many of them a key's windows count (default all): the calls of a batch
+   * refused after its first 429 count as none, so that one batch is one request toward a ban (DECISIONS "Hostile
+   * clients and overload"); refused when the windows are over their limits with that count.
+   * @example await store.meter(context, 40, { countedAs: 1 }) // 40 calls of a batch, refused as one request
    */
-  meter(context: CallContext, requests?: number): Promise<ResponseMeta>;
+  meter(context: CallContext, requests?: number, options?: { countedAs?: number }): Promise<ResponseMeta>;
   /** Whether the database answers. */
   isHealthy(): Promise<boolean>;
   /**
@@ -210,17 +226,28 @@ export function createPetStore(options: PetStoreOptions): PetStore {
    * as usual, so strangers sharing the address cannot lock its client out; any other key is refused exactly like a
    * wrong one (a right guess must look like a wrong one) and that refusal is not charged to it.
    */
-  async function count(context: CallContext, meta: ResponseMeta, operationId?: OperationId, requests = 1): Promise<ApiKeyRecord | undefined> {
+  async function count(
+    context: CallContext,
+    meta: ResponseMeta,
+    operationId?: OperationId,
+    requests = 1,
+    countedAs = requests,
+  ): Promise<ApiKeyRecord | undefined> {
     const key = await admit(context, meta, operationId, requests);
     if (!key) return undefined;
-    meta.rateLimit = await quota.consumeKey(key, requests).catch((error: unknown) => refused(error, key, operationId, requests));
+    meta.rateLimit = await quota
+      .consumeKey(subjectOf(key), countedAs)
+      .catch((error: unknown) => refused(error, key, operationId, requests));
     told({ key, operationId }, requests);
     return key;
   }
 
   /**
-   * `count` up to the key's own count: the key verified and the address rule applied. Answers the valid key, counted
-   * nothing yet; or undefined once the request was counted against the address, having no valid key.
+   * `count` up to the key's own count: the address rule applied and the key verified. Answers the valid key, counted
+   * nothing yet; or undefined once the request was counted against the address, having no valid key. The address
+   * rule comes first: while the address is over its limit, a request is refused from the quota's memory of the
+   * address and of the tokens known there, with no key look-up and no further count of the address, unless its token
+   * is one known there (then it goes on as usual). So a right guess and a wrong one take the same path and time.
    */
   async function admit(context: CallContext, meta: ResponseMeta, operationId?: OperationId, requests = 1): Promise<ApiKeyRecord | undefined> {
     const token = context.apiKey;
@@ -232,17 +259,17 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       told({ key: undefined, operationId }, requests);
       return undefined;
     };
+    const addressRefusal = await quota.checkAddress(address).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (addressRefusal !== undefined && (token === undefined || !(await quota.knowsToken(token, address)))) {
+      refused(addressRefusal, undefined, operationId, requests);
+    }
     if (token === undefined) return countAddress();
-    const [key, addressCheck] = await Promise.all([
-      authenticator.verify(token),
-      quota.checkAddress(address).then(
-        () => undefined,
-        (error: unknown) => error,
-      ),
-    ]);
+    const key = await authenticator.verify(token);
     if (!key) return countAddress();
     meta.keyId = key.id;
-    if (addressCheck !== undefined && !(await quota.knowsKey(key, address))) refused(addressCheck, undefined, operationId, requests);
     return key;
   }
 
@@ -252,10 +279,16 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   }
 
   /** Counts a request against the principal a host named: no key to verify, no address rule (it is no guess). */
-  async function countPrincipal(principal: Principal, meta: ResponseMeta, operationId?: OperationId, requests = 1): Promise<void> {
+  async function countPrincipal(
+    principal: Principal,
+    meta: ResponseMeta,
+    operationId?: OperationId,
+    requests = 1,
+    countedAs = requests,
+  ): Promise<void> {
     meta.principalId = principal.id;
     meta.rateLimit = await quota
-      .consumeKey(quotaSubject(principal, plans), requests)
+      .consumeKey(quotaSubject(principal, plans), countedAs)
       .catch((error: unknown) => {
         if (error instanceof PetStoreError && error.status === 429) told({ key: undefined, principal, operationId, refusal: error }, requests);
         throw error;
@@ -264,8 +297,8 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   }
 
   /** An operation answered without error (2xx): its key becomes known at the caller's address. */
-  function succeeded(key: ApiKeyRecord, context: CallContext) {
-    quota.keySucceeded(key, addressOf(context));
+  function succeeded(context: CallContext) {
+    if (context.apiKey !== undefined) quota.tokenSucceeded(context.apiKey, addressOf(context));
   }
 
   async function admitBatch(context: CallContext): Promise<void> {
@@ -279,11 +312,12 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     }
   }
 
-  async function meter(context: CallContext, requests = 1): Promise<ResponseMeta> {
+  async function meter(context: CallContext, requests = 1, options: { countedAs?: number } = {}): Promise<ResponseMeta> {
     const meta: ResponseMeta = {};
+    const { countedAs = requests } = options;
     try {
-      if (context.principal) await countPrincipal(context.principal, meta, undefined, requests);
-      else await count(context, meta, undefined, requests);
+      if (context.principal) await countPrincipal(context.principal, meta, undefined, requests, countedAs);
+      else await count(context, meta, undefined, requests, countedAs);
       return meta;
     } catch (error) {
       throw failure(error, meta);
@@ -337,13 +371,13 @@ export function createPetStore(options: PetStoreOptions): PetStore {
         }
       }
       const idempotencyKey = op.writes && key ? context.idempotencyKey : undefined;
-      const input = validateWithIdempotencyKey(op.input, await readInput(), idempotencyKey);
+      const input = validateWithIdempotencyKey(op.input, await readInput({ rateLimit: meta.rateLimit ?? [] }), idempotencyKey);
       const handle = (repository: PetRepository) =>
         (op as OperationDefinition).run(input, { pets: repository, meta, cached: pages.get });
       if (idempotencyKey === undefined) {
         const data = await handle(pets);
         if (op.writes) pages.invalidate();
-        if (key) succeeded(key, context);
+        if (key) succeeded(context);
         return { data, meta };
       }
       const result = await idempotency.run(
@@ -352,7 +386,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       );
       if (result.replayed) meta.replayed = true;
       else pages.invalidate();
-      succeeded(key!, context);
+      succeeded(context);
       return { data: result.data, meta };
     } catch (error) {
       throw failure(error, meta);

@@ -1,4 +1,3 @@
-import type { ApiKeyRecord } from '../auth/api-key-store.js';
 import type { QuotaSubject } from '../auth/principal.js';
 import type { RateLimitWindow } from './response-meta.js';
 
@@ -9,7 +8,8 @@ import type { RateLimitWindow } from './response-meta.js';
 export interface Quota {
   /**
    * Counts a request of an API key or a principal against its limits; `requests` counts that many at once (the calls
-   * of a batch refused together), refused when the last of them does not fit.
+   * of a batch refused together), refused when the last of them does not fit. 0 counts nothing and is refused
+   * while a window is over its limit (the calls of a batch refused after its first 429, which a ban does not count).
    */
   consumeKey(key: QuotaSubject, requests?: number): Promise<RateLimitWindow[]>;
   /** Counts a request without a valid key against its address (`requests` at once, as `consumeKey`). */
@@ -17,12 +17,14 @@ export interface Quota {
   /** Throws the address's 429, as `consumeAddress` would, while the address is over its limit; counts nothing. */
   checkAddress(address: string): Promise<void>;
   /**
-   * Whether `key` has succeeded from `address` in the last 24 hours, on any instance sharing the quota's store: such
-   * a key is served while the address is over its limit (DECISIONS "Gaps in limits").
+   * Whether the key of `token` has succeeded from `address` in the last 24 hours, on any instance sharing the quota's
+   * store: such a key is served while the address is over its limit (DECISIONS "Gaps in limits"). Judged from the
+   * token alone, without the key store, so a refused address costs no key look-up, and a right guess takes exactly
+   * the time of a wrong one.
    */
-  knowsKey(key: ApiKeyRecord, address: string): Promise<boolean>;
-  /** Remembers that a request with `key` from `address` succeeded; written behind, never waits, never throws. */
-  keySucceeded(key: ApiKeyRecord, address: string): void;
+  knowsToken(token: string, address: string): Promise<boolean>;
+  /** Remembers that a request with `token` (a valid key) from `address` succeeded; written behind, never waits, never throws. */
+  tokenSucceeded(token: string, address: string): void;
 }
 
 /** A quota that counts nothing: for embedding without limits. */
@@ -30,6 +32,6 @@ export const unlimitedQuota: Quota = Object.freeze({
   consumeKey: async () => [],
   consumeAddress: async () => [],
   checkAddress: async () => {},
-  knowsKey: async () => true,
-  keySucceeded: () => {},
+  knowsToken: async () => true,
+  tokenSucceeded: () => {},
 });

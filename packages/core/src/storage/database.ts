@@ -28,6 +28,8 @@ export interface ApiKeysTable {
   expires_at: Date | null;
   /** The key that replaced this one in a rotation. */
   replaced_by: Int8 | null;
+  /** The key whose quota and ban this one shares (the first of its rotation); null: its own. */
+  quota_key_id: Int8 | null;
 }
 
 export interface IdempotencyKeysTable {
