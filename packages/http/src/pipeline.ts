@@ -1,4 +1,4 @@
-import { PetStoreError, toPetStoreError, unavailableDependency, type InputReader, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
+import { isWellFormedApiKey, PetStoreError, toPetStoreError, unavailableDependency, type InputReader, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
 import { withAnswerHeaders } from './answer-headers.js';
 import { createBatch, type Batch } from './batch.js';
 import type { CallResult, Codec, CodecMatch } from './codec.js';
@@ -175,7 +175,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     t: RequestTrace | undefined,
   ) {
     const resource = resources.get(path);
+    // Work follows trust: a request's body is read only for calls from a key-shaped token, and only once the key and
+    // the quota admitted them (the core reads input last). Anything else is answered from its headers alone.
     if (resource) {
+      request.bodyWanted?.(false);
       ctx.route = `${basePath}${path}`;
       if (request.method === 'GET' || request.method === 'HEAD') return resource(ctx);
       const response = errorResponse(failed(new PetStoreError('method_not_allowed'), ctx));
@@ -183,13 +186,21 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       return response;
     }
     const codec = codecs.find((candidate) => isUnder(path, candidate.prefix));
-    if (!codec) return fallThrough ? undefined : errorResponse(failed(new PetStoreError('not_found'), ctx));
+    if (!codec) {
+      if (fallThrough) return undefined;
+      request.bodyWanted?.(false);
+      return errorResponse(failed(new PetStoreError('not_found'), ctx));
+    }
     const inner = path.slice(codec.prefix.length);
     if (cors.isPreflight(request)) {
       const methods = codec.allows(inner, query);
-      if (methods !== undefined) return cors.preflight(request, methods);
+      if (methods !== undefined) {
+        request.bodyWanted?.(false);
+        return cors.preflight(request, methods);
+      }
     }
     const match = codec.match(request, inner, query, ctx);
+    request.bodyWanted?.((match.kind === 'calls' || match.kind === 'delegated') && ctx.apiKey !== undefined && isWellFormedApiKey(ctx.apiKey));
     switch (match.kind) {
       case 'calls':
         ctx.route = match.route;
@@ -247,8 +258,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const t = tracing?.begin(request, started);
     let response: PipelineResult;
     try {
+      const redirect = edge.redirect(request, ctx);
+      if (redirect || !inside) request.bodyWanted?.(false);
       response =
-        edge.redirect(request, ctx) ??
+        redirect ??
         (inside
           ? await serve(request, ctx, path.slice(basePath.length), query, fallThrough, t)
           : errorResponse(failed(new PetStoreError('not_found'), ctx)));
