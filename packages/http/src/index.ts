@@ -26,5 +26,6 @@ export { requestLine, usesPinoFastPath, PINO_VERSIONS_CHECKED, type PetStoreLogg
 export { HTTP_TRACER_NAME } from './telemetry/tracer-name.js';
 export { createOutageLog, type OutageLog, type OutageLogOptions } from './telemetry/outage-log.js';
 export { createOverloadGuard, type OverloadGuard, type OverloadOptions, type ShedReason } from './node/overload.js';
+export { createTrustRanks, TOP_RANK, type TrustRanks } from './trust-rank.js';
 export { WRITE_TIMEOUT_MS } from './node/unread-response.js';
 export { closeGracefully, type GracefulCloseOptions } from './node/close-gracefully.js';

@@ -11,6 +11,7 @@ import type { StandardRequest, StandardResponse } from './standard.js';
 import type { OutageLog } from './telemetry/outage-log.js';
 import { requestLine, type RequestLogger } from './telemetry/request-line.js';
 import { createServerTracing, type RequestTrace } from './telemetry/server-span.js';
+import { createTrustRanks } from './trust-rank.js';
 
 /** A resource served at a fixed path beside the codecs (`/healthz`), for GET and HEAD, with no key. */
 export type Resource = (ctx: RequestContext) => Promise<StandardResponse> | StandardResponse;
@@ -72,6 +73,11 @@ export interface Pipeline {
   handle(request: StandardRequest, options?: { fallThrough?: boolean }): Promise<PipelineResult>;
   /** The context of the request being served, for layers that log it (request id, route, key id). */
   contextOf(request: StandardRequest): RequestContext | undefined;
+  /**
+   * What a bearer token has earned, for shedding before any look-up: 0 none (or not shaped like a key), 1 a key not
+   * served yet here or on the lowest plan, up to 3 for the plans with the most requests (see `createTrustRanks`).
+   */
+  rankOf(token: string | undefined): number;
   readonly edge: Edge;
 }
 
@@ -101,6 +107,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const logRequest = options.logger ? requestLine(options.logger) : undefined;
   const requestServed = options.metrics?.requestServed?.bind(options.metrics);
   const observed = tracing !== undefined || logRequest !== undefined || requestServed !== undefined;
+  const ranks = createTrustRanks();
 
   const failed = (error: unknown, ctx: RequestContext) => {
     const failure = toPetStoreError(error);
@@ -131,10 +138,17 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const settle = (outcome: Promise<Outcome<unknown>>): Promise<CallResult> =>
       outcome.then(
         (done) => {
-          if (done.meta.keyId !== undefined) ctx.keyId = done.meta.keyId;
+          if (done.meta.keyId !== undefined) {
+            ctx.keyId = done.meta.keyId;
+            ranks.learn(ctx.apiKey, done.meta);
+          }
           return { ok: true, outcome: done };
         },
-        (error: unknown) => ({ ok: false, error: failed(error, ctx) }),
+        (error: unknown) => {
+          const failure = failed(error, ctx);
+          ranks.learn(ctx.apiKey, failure.meta);
+          return { ok: false, error: failure };
+        },
       );
     const run = (one: CodecCall, batch?: Batch, index = 0): Promise<CallResult> =>
       'failure' in one ? Promise.resolve({ ok: false, error: failed(one.failure, ctx) }) : settle(outcomeOf(one, batch, index));
@@ -316,5 +330,5 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return response;
   }
 
-  return Object.freeze({ handle, contextOf: (request: StandardRequest) => request.context, edge });
+  return Object.freeze({ handle, contextOf: (request: StandardRequest) => request.context, rankOf: ranks.rankOf, edge });
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { bearerToken } from '../bearer-token.js';
 import type { Pipeline } from '../pipeline.js';
 import type { RequestContext } from '../request-context.js';
 import type { StandardRequest, StandardResponse } from '../standard.js';
@@ -85,7 +86,8 @@ export function toNodeHandler(pipeline: Pipeline, options: NodeAdapterOptions = 
     // A request parsed after one whose body was stopped on its connection: that connection closes after the answer
     // already decided, and this one is not served (nor does it take a slot).
     if (onStoppedConnection(req)) return;
-    if (overload && !overload.admit(req, res)) return;
+    // Shedding knows who pays: the rank the bearer token has earned, from the headers alone.
+    if (overload && !overload.admit(req, res, pipeline.rankOf(bearerToken(req.headers.authorization)))) return;
     const request = fromNodeRequest(req, res, body);
     (req as WithRequest)[STANDARD] = request;
     pipeline.handle(request, { fallThrough: next !== undefined }).then(
