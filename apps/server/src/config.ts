@@ -197,6 +197,10 @@ const Environment = z.object({
   PETSTORE_SHED_LAG_MS: z.preprocess(unsetIfEmpty, integer(0, 60_000).default(DEFAULT_SHED_LAG_MS)),
   PETSTORE_SHED_UTILIZATION: z.preprocess(unsetIfEmpty, fraction.default(0)),
   PETSTORE_DRAIN_MS: z.preprocess(unsetIfEmpty, integer(0, 600_000).default(1_000)),
+  // Tuning and test knobs (docs/configuration.md): the production defaults are DECISIONS'.
+  PETSTORE_BODY_TIMEOUT_MS: z.preprocess(unsetIfEmpty, integer(1, 600_000).default(10_000)),
+  PETSTORE_WRITE_TIMEOUT_MS: z.preprocess(unsetIfEmpty, integer(1, 600_000).default(10_000)),
+  PETSTORE_LINGER_MS: z.preprocess(unsetIfEmpty, integer(0, 60_000).default(1_000)),
 });
 
 /** The service's configuration. */
@@ -258,6 +262,12 @@ function toConfig(env: z.output<typeof Environment>) {
     shedUtilization: env.PETSTORE_SHED_UTILIZATION,
     /** After SIGTERM: how long open connections are still served, each response closing its connection. */
     drainMs: env.PETSTORE_DRAIN_MS,
+    /** How long a request body may take to arrive after its headers (else 408 and the connection closes), in ms. */
+    bodyTimeoutMs: env.PETSTORE_BODY_TIMEOUT_MS,
+    /** How long a written response may wait for its client to take it before the connection closes, in ms. */
+    writeTimeoutMs: env.PETSTORE_WRITE_TIMEOUT_MS,
+    /** After an answer that left a body unread: how long the connection still takes (and drops) the client's bytes. */
+    lingerMs: env.PETSTORE_LINGER_MS,
     quota: {
       banThreshold: env.PETSTORE_BAN_THRESHOLD,
       banSeconds: env.PETSTORE_BAN_SECONDS,

@@ -24,10 +24,10 @@ import { release } from './release.js';
 import { version } from './version.js';
 
 /**
- * Socket time and size limits. A client must send its headers within 10 s; its body (at most 64 KiB) must follow
- * within 10 s of them, else the handler answers 408 `request_timeout` and closes the connection (the 30 s
- * `requestTimeout` is only a backstop), and a response it does not take within 10 s closes its connection (both in
- * @petstore/http's node adapter). Checked every second, so slow clients cannot hold sockets for Node's default
+ * Socket time and size limits. A client must send its headers within 10 s; its body (at most 64 KiB, in at most 256
+ * pieces) must follow within 10 s of them (`PETSTORE_BODY_TIMEOUT_MS`), else the handler answers 408
+ * `request_timeout` and closes the connection (the 30 s `requestTimeout` is only a backstop), and a response it does
+ * not take within 10 s (`PETSTORE_WRITE_TIMEOUT_MS`) closes its connection (both in @petstore/http's node adapter). Checked every second, so slow clients cannot hold sockets for Node's default
  * minutes. Idle keep-alive sockets close after 5 s: a proxy in front must use a shorter idle timeout. Headers above
  * 16 KiB get 431 (an API request with a bearer key needs well under 1 KiB).
  */
@@ -150,6 +150,9 @@ export async function startServer(
     outageLog,
     overload,
     tracerProvider,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+    writeTimeoutMs: config.writeTimeoutMs,
+    lingerMs: config.lingerMs,
   });
   const server = createServer(SOCKET_LIMITS, handler);
   // The internal listener: metrics, and the TLS server's certificate ask for custom domains.

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { PetStore } from '@petstore/core';
-import { normalizeBasePath, toFetchHandler, type FetchConnection } from '@petstore/http';
+import { normalizeBasePath, toFetchHandler, type FetchBodyOptions, type FetchConnection } from '@petstore/http';
 import { createServicePipeline, SURFACE_PATHS, type HandlerOptions } from './create-pipeline.js';
 
 /** A Fetch handler: a `Request` (and, where the runtime knows it, the client's address) to a `Response`. */
@@ -39,12 +39,16 @@ function prefixCutOff(prefix: string, path: string): TypeError {
  * Give `basePath` when it is mounted under a path: a host that cuts that prefix off the request (Hono's `app.mount`)
  * is served as if it had not, and one that cuts it off without `basePath` given (Hono on Node, where the original path
  * is known) is an error naming the fix. Without a client address (the second argument), requests without a valid key
- * share one per-address limit; Hono's `app.mount` on Node gives the socket's.
+ * share one per-address limit; Hono's `app.mount` on Node gives the socket's. `bodyTimeoutMs` (10 s) and
+ * `maxBodyPieces` (256) bound how a body is read.
  * @example const handler = createFetchHandler(store, { basePath: '/petstore' }); app.all('/petstore/*', (c) => handler(c.req.raw))
  */
-export function createFetchHandler(store: PetStore, options: HandlerOptions = {}): FetchHandler {
+export function createFetchHandler(store: PetStore, options: HandlerOptions & FetchBodyOptions = {}): FetchHandler {
   const basePath = normalizeBasePath(options.basePath);
-  const handler = toFetchHandler(createServicePipeline(store, options));
+  const handler = toFetchHandler(createServicePipeline(store, options), {
+    bodyTimeoutMs: options.bodyTimeoutMs,
+    maxBodyPieces: options.maxBodyPieces,
+  });
   return async (request, connection) => {
     const node = nodeRequestIn(connection);
     const address = connection?.address ?? node?.socket.remoteAddress;

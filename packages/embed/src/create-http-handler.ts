@@ -3,8 +3,13 @@ import type { PetStore } from '@petstore/core';
 import { normalizeBasePath, toNodeHandler, type NodeAdapterOptions, type NodeHandler } from '@petstore/http';
 import { createServicePipeline, type HandlerOptions } from './create-pipeline.js';
 
-/** Options of the `node:http` handler. */
-export interface HttpHandlerOptions extends HandlerOptions {
+/**
+ * Options of the `node:http` handler. The durations (`bodyTimeoutMs` 10 s, `writeTimeoutMs` 10 s, `lingerMs` 1 s) and
+ * bound (`maxBodyPieces` 256) have production defaults; tests pass milliseconds.
+ */
+export interface HttpHandlerOptions
+  extends HandlerOptions,
+    Pick<NodeAdapterOptions, 'bodyTimeoutMs' | 'maxBodyPieces' | 'writeTimeoutMs' | 'lingerMs'> {
   /**
    * Write the responses of one event-loop turn together when it ends: fewer wake-ups of busy clients (the service's
    * own server turns it on). Default off: each response is written when it is ready.
@@ -39,9 +44,16 @@ function mountedElsewhere(mount: string, basePath: string) {
  */
 export function createHttpHandler(store: PetStore, options: HttpHandlerOptions = {}): NodeHandler {
   const basePath = normalizeBasePath(options.basePath);
-  const { overload } = options;
+  const { overload, writeAtTurnEnd, bodyTimeoutMs, maxBodyPieces, writeTimeoutMs, lingerMs } = options;
   const live = overload?.live === undefined ? undefined : () => overload.live !== false;
-  const handler = toNodeHandler(createServicePipeline(store, options, live), { writeAtTurnEnd: options.writeAtTurnEnd, overload });
+  const handler = toNodeHandler(createServicePipeline(store, options, live), {
+    writeAtTurnEnd,
+    overload,
+    bodyTimeoutMs,
+    maxBodyPieces,
+    writeTimeoutMs,
+    lingerMs,
+  });
   const mounted: NodeHandler = Object.assign(
     (req: IncomingMessage & { baseUrl?: unknown }, res: Parameters<NodeHandler>[1], next?: (err?: unknown) => void) => {
       // Express's documented `baseUrl`: the path the handler was mounted at.

@@ -1,4 +1,5 @@
 import type { InputReader, OperationId, Outcome, PetStoreError } from '@petstore/core';
+import type { Batch } from './batch.js';
 import type { RequestContext } from './request-context.js';
 import type { StandardRequest, StandardResponse } from './standard.js';
 
@@ -28,14 +29,18 @@ export type CodecMatch<Plan> =
       serve: (ctx: RequestContext, headers: Record<string, string>) => Promise<StandardResponse | 'answered'> | StandardResponse;
     }
   /**
-   * A batch that another library's handler serves itself (tRPC's streamed batches): admitted once as one request
-   * (`store.admitBatch`: without a valid key it is refused once, encoded by `encodeError`), then handed over. `headers`
-   * are as for a resource.
+   * A batch that another library's handler answers (tRPC's streamed batches), as one request exactly as a batch of
+   * `calls`: admitted once (without a valid key refused once, encoded by `encodeError`); its first call runs before
+   * the handover (its input read within the body's bounds), and when it is refused with 429 the others are refused
+   * without running, counted together, and the batch gets that one 429. Else it is handed over with the batch, whose
+   * first call answers what it answered, and `headers`: what every answer carries (request id, CORS) and the first
+   * call's rate-limit headers.
    */
   | {
       kind: 'delegated';
       route: string;
-      serve: (ctx: RequestContext, headers: Record<string, string>) => Promise<StandardResponse | 'answered'> | StandardResponse;
+      calls: readonly CodecCall[];
+      serve: (ctx: RequestContext, headers: Record<string, string>, batch: Batch) => Promise<StandardResponse | 'answered'> | StandardResponse;
     }
   /** A refusal of the request as a whole (405, a malformed batch): counted against the caller, then encoded. */
   | { kind: 'refuse'; route: string; error: PetStoreError; allow?: string | undefined }

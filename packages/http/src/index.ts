@@ -5,9 +5,11 @@ export { createPipeline, normalizeBasePath, type Pipeline, type PipelineOptions,
 export { createEdge, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
 export { createCors, EXPOSED_HEADERS, type Cors, type CorsOrigins } from './cors.js';
 export { toNodeHandler, type NodeHandler, type NodeAdapterOptions } from './node/node-handler.js';
-export { fromNodeRequest } from './node/node-request.js';
+export { fromNodeRequest, type NodeBodyOptions } from './node/node-request.js';
+export { MAX_BODY_PIECES } from './node/body-pieces.js';
+export { LINGER_MS, type LingerOptions } from './node/closing-answer.js';
 export { toFetchHandler } from './fetch/fetch-handler.js';
-export { fromFetchRequest, type FetchConnection } from './fetch/fetch-request.js';
+export { fromFetchRequest, type FetchBodyOptions, type FetchConnection } from './fetch/fetch-request.js';
 export { compileTrust, type TrustProxy, type TrustFunction } from './trust-proxy.js';
 export { createLinkBase, customDomainBases, type HostRedirect, type PublishedAt, type Arrival } from './own-hosts.js';
 export { wellFormedHost, hostName } from './host.js';
@@ -24,5 +26,6 @@ export { requestLine, usesPinoFastPath, PINO_VERSIONS_CHECKED, type PetStoreLogg
 export { HTTP_TRACER_NAME } from './telemetry/tracer-name.js';
 export { createOutageLog, type OutageLog, type OutageLogOptions } from './telemetry/outage-log.js';
 export { createOverloadGuard, type OverloadGuard, type OverloadOptions, type ShedReason } from './node/overload.js';
+export { createTrustRanks, TOP_RANK, type TrustRanks } from './trust-rank.js';
 export { WRITE_TIMEOUT_MS } from './node/unread-response.js';
 export { closeGracefully, type GracefulCloseOptions } from './node/close-gracefully.js';

@@ -1,15 +1,17 @@
-import { PetStoreError, toPetStoreError, unavailableDependency, type InputReader, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
+import { isWellFormedApiKey, PetStoreError, toPetStoreError, unavailableDependency, type InputReader, type Outcome, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
 import { withAnswerHeaders } from './answer-headers.js';
 import { createBatch, type Batch } from './batch.js';
-import type { CallResult, Codec, CodecMatch } from './codec.js';
+import type { CallResult, Codec, CodecCall, CodecMatch } from './codec.js';
 import { createCors, type CorsOrigins } from './cors.js';
 import { createEdge, type Edge, type EdgeOptions, type RequestContext } from './request-context.js';
 import { splitTarget } from './request-target.js';
+import { responseHeaders } from './response-headers.js';
 import { errorResponse } from './respond.js';
 import type { StandardRequest, StandardResponse } from './standard.js';
 import type { OutageLog } from './telemetry/outage-log.js';
 import { requestLine, type RequestLogger } from './telemetry/request-line.js';
 import { createServerTracing, type RequestTrace } from './telemetry/server-span.js';
+import { createTrustRanks } from './trust-rank.js';
 
 /** A resource served at a fixed path beside the codecs (`/healthz`), for GET and HEAD, with no key. */
 export type Resource = (ctx: RequestContext) => Promise<StandardResponse> | StandardResponse;
@@ -71,6 +73,11 @@ export interface Pipeline {
   handle(request: StandardRequest, options?: { fallThrough?: boolean }): Promise<PipelineResult>;
   /** The context of the request being served, for layers that log it (request id, route, key id). */
   contextOf(request: StandardRequest): RequestContext | undefined;
+  /**
+   * What a bearer token has earned, for shedding before any look-up: 0 none (or not shaped like a key), 1 a key not
+   * served yet here or on the lowest plan, up to 3 for the plans with the most requests (see `createTrustRanks`).
+   */
+  rankOf(token: string | undefined): number;
   readonly edge: Edge;
 }
 
@@ -100,6 +107,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const logRequest = options.logger ? requestLine(options.logger) : undefined;
   const requestServed = options.metrics?.requestServed?.bind(options.metrics);
   const observed = tracing !== undefined || logRequest !== undefined || requestServed !== undefined;
+  const ranks = createTrustRanks();
 
   const failed = (error: unknown, ctx: RequestContext) => {
     const failure = toPetStoreError(error);
@@ -116,6 +124,37 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return failure;
   };
 
+  /** The runner of a request's calls: each through the core's one entry (traced), in a batch or not. */
+  function runner(request: StandardRequest, ctx: RequestContext, t: RequestTrace | undefined) {
+    const outcomeOf = (one: Exclude<CodecCall, { failure: unknown }>, batch?: Batch, index = 0) => {
+      const enter = (readInput: InputReader) => {
+        const inside = t && tracing!.enter(t, request, ctx, one.operationId);
+        return inside
+          ? tracing!.run(inside, () => store.call(one.operationId, readInput, ctx))
+          : store.call(one.operationId, readInput, ctx);
+      };
+      return batch ? batch.call(index, one.readInput, enter) : enter(one.readInput);
+    };
+    const settle = (outcome: Promise<Outcome<unknown>>): Promise<CallResult> =>
+      outcome.then(
+        (done) => {
+          if (done.meta.keyId !== undefined) {
+            ctx.keyId = done.meta.keyId;
+            ranks.learn(ctx.apiKey, done.meta);
+          }
+          return { ok: true, outcome: done };
+        },
+        (error: unknown) => {
+          const failure = failed(error, ctx);
+          ranks.learn(ctx.apiKey, failure.meta);
+          return { ok: false, error: failure };
+        },
+      );
+    const run = (one: CodecCall, batch?: Batch, index = 0): Promise<CallResult> =>
+      'failure' in one ? Promise.resolve({ ok: false, error: failed(one.failure, ctx) }) : settle(outcomeOf(one, batch, index));
+    return { run, outcomeOf, settle };
+  }
+
   async function call(
     request: StandardRequest,
     codec: Codec,
@@ -124,22 +163,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     t: RequestTrace | undefined,
   ) {
     const { calls } = match;
-    const run = (one: (typeof calls)[number], batch?: Batch, index = 0): Promise<CallResult> => {
-      if ('failure' in one) return Promise.resolve({ ok: false, error: failed(one.failure, ctx) });
-      const enter = (readInput: InputReader) => {
-        const inside = t && tracing!.enter(t, request, ctx, one.operationId);
-        return inside
-          ? tracing!.run(inside, () => store.call(one.operationId, readInput, ctx))
-          : store.call(one.operationId, readInput, ctx);
-      };
-      return (batch ? batch.call(index, one.readInput, enter) : enter(one.readInput)).then(
-        (outcome) => {
-          if (outcome.meta.keyId !== undefined) ctx.keyId = outcome.meta.keyId;
-          return { ok: true, outcome };
-        },
-        (error: unknown) => ({ ok: false, error: failed(error, ctx) }),
-      );
-    };
+    const { run } = runner(request, ctx, t);
     if (calls.length === 1) return codec.encode(match.plan, [await run(calls[0]!)], ctx);
     if (calls.filter((one) => !('failure' in one)).length < 2) {
       return codec.encode(match.plan, await Promise.all(calls.map((one) => run(one))), ctx);
@@ -152,6 +176,43 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     );
     if (refusal) return codec.encodeError(refusal, ctx);
     return codec.encode(match.plan, await Promise.all(calls.map((one, index) => run(one, batch, index))), ctx);
+  }
+
+  /** A streamed batch: one request exactly as a batch of calls, up to its first call; then the codec's handler. */
+  async function delegate(
+    request: StandardRequest,
+    codec: Codec,
+    match: Extract<CodecMatch<unknown>, { kind: 'delegated' }>,
+    ctx: RequestContext,
+    t: RequestTrace | undefined,
+  ) {
+    const { calls } = match;
+    const { run, outcomeOf, settle } = runner(request, ctx, t);
+    const batch = createBatch(store, ctx);
+    const refusal = await batch.admitted.then(
+      () => undefined,
+      (error: unknown) => failed(error, ctx),
+    );
+    if (refusal) return codec.encodeError(refusal, ctx);
+    const head = calls[0]!;
+    if ('failure' in head) throw head.failure;
+    const firstOutcome = outcomeOf(head, batch, 0);
+    const first = await settle(firstOutcome);
+    if (!first.ok && first.error.status === 429) {
+      // Refused at its first call: the others are refused without running, counted together, and answered once.
+      await Promise.all(calls.slice(1).map((one, index) => run(one, batch, index + 1)));
+      return codec.encodeError(first.error, ctx);
+    }
+    const handedOver: Batch = {
+      admitted: batch.admitted,
+      call: (index, readInput, runCall) => (index === 0 ? firstOutcome : batch.call(index, readInput, runCall)),
+    };
+    const meta = first.ok ? first.outcome.meta : first.error.meta;
+    // A stream's headers go before its calls end: they carry the rate limit as of its first call.
+    const headers: Record<string, string> = { ...responseHeaders({ rateLimit: meta.rateLimit }, {}), 'x-request-id': ctx.requestId };
+    cors.decorate(request, headers);
+    withAnswerHeaders(headers);
+    return match.serve(ctx, headers, handedOver);
   }
 
   async function refuse(codec: Codec, ctx: RequestContext, error: PetStoreError, allow?: string) {
@@ -175,7 +236,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     t: RequestTrace | undefined,
   ) {
     const resource = resources.get(path);
+    // Work follows trust: a request's body is read only for calls from a key-shaped token, and only once the key and
+    // the quota admitted them (the core reads input last). Anything else is answered from its headers alone.
     if (resource) {
+      request.bodyWanted?.(false);
       ctx.route = `${basePath}${path}`;
       if (request.method === 'GET' || request.method === 'HEAD') return resource(ctx);
       const response = errorResponse(failed(new PetStoreError('method_not_allowed'), ctx));
@@ -183,29 +247,28 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       return response;
     }
     const codec = codecs.find((candidate) => isUnder(path, candidate.prefix));
-    if (!codec) return fallThrough ? undefined : errorResponse(failed(new PetStoreError('not_found'), ctx));
+    if (!codec) {
+      if (fallThrough) return undefined;
+      request.bodyWanted?.(false);
+      return errorResponse(failed(new PetStoreError('not_found'), ctx));
+    }
     const inner = path.slice(codec.prefix.length);
     if (cors.isPreflight(request)) {
       const methods = codec.allows(inner, query);
-      if (methods !== undefined) return cors.preflight(request, methods);
+      if (methods !== undefined) {
+        request.bodyWanted?.(false);
+        return cors.preflight(request, methods);
+      }
     }
     const match = codec.match(request, inner, query, ctx);
+    request.bodyWanted?.((match.kind === 'calls' || match.kind === 'delegated') && ctx.apiKey !== undefined && isWellFormedApiKey(ctx.apiKey));
     switch (match.kind) {
       case 'calls':
         ctx.route = match.route;
         return call(request, codec, match, ctx, t);
-      case 'delegated': {
+      case 'delegated':
         ctx.route = match.route;
-        const refusal = await store.admitBatch(ctx).then(
-          () => undefined,
-          (error: unknown) => failed(error, ctx),
-        );
-        if (refusal) return codec.encodeError(refusal, ctx);
-        const headers: Record<string, string> = { 'x-request-id': ctx.requestId };
-        cors.decorate(request, headers);
-        withAnswerHeaders(headers);
-        return match.serve(ctx, headers);
-      }
+        return delegate(request, codec, match, ctx, t);
       case 'resource': {
         ctx.route = match.route;
         const headers: Record<string, string> = { 'x-request-id': ctx.requestId };
@@ -247,8 +310,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const t = tracing?.begin(request, started);
     let response: PipelineResult;
     try {
+      const redirect = edge.redirect(request, ctx);
+      if (redirect || !inside) request.bodyWanted?.(false);
       response =
-        edge.redirect(request, ctx) ??
+        redirect ??
         (inside
           ? await serve(request, ctx, path.slice(basePath.length), query, fallThrough, t)
           : errorResponse(failed(new PetStoreError('not_found'), ctx)));
@@ -265,5 +330,5 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return response;
   }
 
-  return Object.freeze({ handle, contextOf: (request: StandardRequest) => request.context, edge });
+  return Object.freeze({ handle, contextOf: (request: StandardRequest) => request.context, rankOf: ranks.rankOf, edge });
 }

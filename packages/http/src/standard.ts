@@ -22,6 +22,13 @@ export interface StandardRequest {
    * an Error when the client goes away. Called at most once.
    */
   readBody(limit: number, tooLarge: () => Error): Promise<Uint8Array>;
+  /**
+   * Told once, as soon as the pipeline knows the request is its own (before anything is awaited): whether the body may
+   * be read at all. A request without a key-shaped token, a resource, a refusal from the path: never. A node server
+   * then reads no more of that body (and closes the connection after the answer), and counts the pieces of one that
+   * may be read (see node/body-pieces.ts).
+   */
+  bodyWanted?(wanted: boolean): void;
   /** A body a host's parser already read (`express.json()`), when the stream itself is spent. */
   readonly parsed?: { body: unknown } | undefined;
   /**

@@ -111,21 +111,22 @@ describe.each(testDatabases)('reading the request body on $name', (database) => 
     await expectError(await post('{nope', json, { authorization: 'Bearer not-a-real-key-at-all' }), 401, 'invalid_api_key');
   });
 
-  it('keeps the connection alive after discarding a small unauthenticated body', async () => {
+  it('answers a small unauthenticated body from its headers and closes its connection; the next request is served on a new one', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const send = (headers: Record<string, string>) =>
-      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+      new Promise<{ status: number; reused: boolean; connection: string | undefined }>((resolve, reject) => {
         const req = request(`${api.base}/pets`, { method: 'POST', agent, headers: { ...json, ...headers } });
         req.on('response', (res) => {
           res.resume();
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket, connection: res.headers.connection }));
         });
         req.on('error', reject);
         req.end('{"name":"Rex","categoryId":1}');
       });
     try {
-      expect(await send({})).toEqual({ status: 401, reused: false });
-      expect(await send(api.auth)).toEqual({ status: 201, reused: true });
+      expect(await send({})).toEqual({ status: 401, reused: false, connection: 'close' });
+      expect(await send(api.auth)).toEqual({ status: 201, reused: false, connection: 'keep-alive' });
+      expect(await send(api.auth)).toEqual({ status: 201, reused: true, connection: 'keep-alive' });
     } finally {
       agent.destroy();
     }

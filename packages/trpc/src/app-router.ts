@@ -6,6 +6,7 @@ const pets = createPetsRouter(procedure, {
   store: (ctx) => ctx.store,
   principal: (ctx) => ctx.request,
   url: (ctx) => ctx.trpcUrl,
+  batch: (ctx) => ctx.batch,
 });
 
 /**

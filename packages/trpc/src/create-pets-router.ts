@@ -51,6 +51,8 @@ export type PetsRouterOptions<TContext> = {
   url?: ((ctx: TContext) => string | undefined) | undefined;
   /** With the default principal: whom to trust for the client's address (see `createEdge`). */
   edge?: EdgeOptions | undefined;
+  /** The batch a request's calls belong to when an edge in front already admitted it (the service's own `/trpc`). */
+  batch?: ((ctx: TContext) => Batch | undefined) | undefined;
 } & (TContext extends RequestBearingContext ? { principal?: PrincipalHook<TContext> } : { principal: PrincipalHook<TContext> });
 
 /**
@@ -128,7 +130,7 @@ export function createPetsRouter<TContext extends object, TMeta extends object, 
     const store = storeOf(ctx);
     const request = requestOf(ctx);
     let entry = inFlight.get(request);
-    if (!entry) inFlight.set(request, (entry = { batch: createBatch(store, caller), calls: 0 }));
+    if (!entry) inFlight.set(request, (entry = { batch: options.batch?.(ctx) ?? createBatch(store, caller), calls: 0 }));
     entry.calls++;
     try {
       return await entry.batch.call(batchIndex, readInput, (read) => store.call(operationId, read, caller));

@@ -1,4 +1,5 @@
 import { Agent } from 'node:http';
+import { connect } from 'node:net';
 import { PetStoreError } from '@petstore/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -6,6 +7,7 @@ import { startServer } from '../../src/server.js';
 import { databaseUrl, scratchPostgres } from '@petstore/testing';
 import { startProcess, type ServerProcess } from '../helpers.js';
 import { send, sleep, type Outcome } from './load.js';
+import { ENTERPRISE_ENTRY, expectServed, startLegitimateClient } from '../hostile/legitimate-client.js';
 
 const key = 'overload-key-0123456789';
 /**
@@ -152,6 +154,49 @@ describe('overload protection: the event loop as measured', () => {
         after = (await fetch(`${running.url}/v1/openapi.json`)).status;
       }
       expect(after).toBe(200);
+    } finally {
+      await running.close();
+    }
+  });
+});
+
+describe('overload protection: shedding knows who pays', () => {
+  const FREE = 'overload-free-key-0123456789';
+  const BODY_TIMEOUT_MS = 3_000;
+
+  /** A create from the free key whose body never comes: it holds its slot while its body is awaited. */
+  function heldCreate(url: string) {
+    const { hostname, port } = new URL(url);
+    return new Promise<string>((resolve) => {
+      let answer = '';
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(`POST /v1/pets HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${FREE}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"name":`);
+      });
+      socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(answer.split('\r\n')[0] ?? ''));
+    });
+  }
+
+  it('a free key holding every slot it can never leaves an enterprise client without one', { timeout: 60_000 }, async () => {
+    const running = await startServer(
+      loadConfig({
+        PORT: '0',
+        PETSTORE_DATA_DIR: 'memory://',
+        PETSTORE_API_KEYS: `${ENTERPRISE_ENTRY},${FREE}:free`,
+        PETSTORE_MAX_CONCURRENT_REQUESTS: '8',
+        PETSTORE_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
+      }),
+    );
+    try {
+      const client = startLegitimateClient(running.url);
+      await sleep(300);
+      // Twenty creates whose bodies never come, more than the eight slots: each waits for its body's deadline.
+      const held = await Promise.all(Array.from({ length: 20 }, () => heldCreate(running.url)));
+      expectServed(await client.stop(), { atLeast: 10 });
+      // The free key filled the slots its plan may fill (three quarters), and no more: the rest were shed.
+      expect(held.filter((status) => status.startsWith('HTTP/1.1 408 '))).toHaveLength(6);
+      expect(held.filter((status) => status.startsWith('HTTP/1.1 503 '))).toHaveLength(14);
     } finally {
       await running.close();
     }

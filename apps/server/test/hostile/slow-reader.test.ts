@@ -1,5 +1,4 @@
 import { connect } from 'node:net';
-import { WRITE_TIMEOUT_MS } from '@petstore/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcess, type ServerProcess } from '../helpers.js';
 import { send, sleep } from '../faults/load.js';
@@ -8,6 +7,8 @@ import { ENTERPRISE_ENTRY, expectServed, startLegitimateClient } from './legitim
 // A customer's key in an attacker's hands: valid, with quota to spare.
 const ATTACKER_KEY = 'hostile-reader-key-0123456789';
 const PIPELINED = 1_000;
+/** The write timeout this server runs with (PETSTORE_WRITE_TIMEOUT_MS; 10 s by default): the test waits past it. */
+const WRITE_TIMEOUT_MS = 2_000;
 
 describe('a client that never reads its responses', () => {
   let server: ServerProcess;
@@ -15,6 +16,7 @@ describe('a client that never reads its responses', () => {
     server = await startProcess({
       PETSTORE_DATA_DIR: 'memory://',
       PETSTORE_API_KEYS: `${ENTERPRISE_ENTRY},${ATTACKER_KEY}:enterprise:100000:1000000`,
+      PETSTORE_WRITE_TIMEOUT_MS: String(WRITE_TIMEOUT_MS),
     });
     // 100 animals with 255-character names: a page of 100 is about 29 KB.
     for (let i = 0; i < 100; i++) {
@@ -44,7 +46,7 @@ describe('a client that never reads its responses', () => {
     socket.write(request.repeat(PIPELINED));
     const client = startLegitimateClient(server.url);
     // The attacker reads nothing for longer than the write timeout, then takes what is left.
-    await sleep(WRITE_TIMEOUT_MS + 3_000);
+    await sleep(WRITE_TIMEOUT_MS + 1_500);
     socket.resume();
     for (let i = 0; i < 50 && !closed; i++) await sleep(100);
     const outcomes = await client.stop();
@@ -53,6 +55,6 @@ describe('a client that never reads its responses', () => {
     const answered = received.split('HTTP/1.1 200 ').length - 1;
     expect(answered).toBeGreaterThan(0);
     expect(answered).toBeLessThan(PIPELINED);
-    expectServed(outcomes, { atLeast: 50 });
+    expectServed(outcomes, { atLeast: 20 });
   });
 });

@@ -1,6 +1,15 @@
 import { PetStoreError } from '@petstore/core';
 import { BODY_TIMEOUT_MS } from '../read-json-body.js';
+import { MAX_BODY_PIECES } from '../node/body-pieces.js';
 import type { PeerInfo, StandardRequest } from '../standard.js';
+
+/** How a Fetch request's body is read; the durations have their production defaults. */
+export interface FetchBodyOptions {
+  /** How long the body may take to arrive, in ms from when the request was handed over; else 408. Default 10 s. */
+  bodyTimeoutMs?: number | undefined;
+  /** How many pieces (stream chunks) the body may arrive in; past that, 413. Default 256. */
+  maxBodyPieces?: number | undefined;
+}
 
 /** What a Fetch runtime may know of the connection beside the `Request` (e.g. Hono's `getConnInfo`). */
 export interface FetchConnection {
@@ -8,11 +17,15 @@ export interface FetchConnection {
   address?: string | undefined;
 }
 
-/** Reads a body stream, refusing past `limit`, and with 408 `request_timeout` when it is not whole by `deadline`. */
-async function collect(body: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error, deadline: number): Promise<Uint8Array> {
+/**
+ * Reads a body stream, refusing past `limit` bytes or `maxPieces` chunks (a body costs by its pieces: one in tiny
+ * chunks is refused as too large), and with 408 `request_timeout` when it is not whole by `deadline`.
+ */
+async function collect(body: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error, deadline: number, maxPieces: number): Promise<Uint8Array> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let received = 0;
+  let pieces = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new PetStoreError('request_timeout')), Math.max(0, deadline - performance.now()));
@@ -23,6 +36,9 @@ async function collect(body: ReadableStream<Uint8Array>, limit: number, tooLarge
       if (done) break;
       received += value.byteLength;
       if (received > limit) throw tooLarge();
+      if (++pieces > maxPieces) {
+        throw new PetStoreError('payload_too_large', `The request body came in more than ${maxPieces} pieces; send it in larger ones.`);
+      }
       chunks.push(value);
     }
   } catch (error) {
@@ -46,10 +62,11 @@ async function collect(body: ReadableStream<Uint8Array>, limit: number, tooLarge
  * a stream, with or without `Content-Length`.
  * @example const request = fromFetchRequest(new Request('http://localhost/v1/pets'), { address: '127.0.0.1' })
  */
-export function fromFetchRequest(request: Request, connection: FetchConnection = {}): StandardRequest {
+export function fromFetchRequest(request: Request, connection: FetchConnection = {}, options: FetchBodyOptions = {}): StandardRequest {
   const target = new URL(request.url);
   const peer: PeerInfo = { address: connection.address, encrypted: target.protocol === 'https:', local: target.host };
-  const bodyDeadline = performance.now() + BODY_TIMEOUT_MS;
+  const bodyDeadline = performance.now() + (options.bodyTimeoutMs ?? BODY_TIMEOUT_MS);
+  const maxPieces = options.maxBodyPieces ?? MAX_BODY_PIECES;
   return {
     method: request.method,
     url: target.pathname + target.search,
@@ -59,6 +76,6 @@ export function fromFetchRequest(request: Request, connection: FetchConnection =
     hasBody: () => request.body !== null,
     raw: { fetch: request },
     readBody: (limit, tooLarge) =>
-      request.body ? collect(request.body, limit, tooLarge, bodyDeadline) : Promise.resolve(new Uint8Array()),
+      request.body ? collect(request.body, limit, tooLarge, bodyDeadline, maxPieces) : Promise.resolve(new Uint8Array()),
   };
 }

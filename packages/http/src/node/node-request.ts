@@ -4,6 +4,19 @@ import { PetStoreError } from '@petstore/core';
 import { BODY_TIMEOUT_MS } from '../read-json-body.js';
 import type { RequestContext } from '../request-context.js';
 import type { PeerInfo, StandardRequest } from '../standard.js';
+import { BODY_STOPPED, MAX_BODY_PIECES, bodyStopped, piecesOf, stopBody, watchBodyPieces } from './body-pieces.js';
+
+/** How a node request's body is read. */
+export interface NodeBodyOptions {
+  /** How long the body may take to arrive once the headers have, in ms; else 408. Default {@link BODY_TIMEOUT_MS}. */
+  bodyTimeoutMs?: number | undefined;
+  /** How many pieces (chunks, socket reads) the body may arrive in; past that, 413. Default {@link MAX_BODY_PIECES}. */
+  maxBodyPieces?: number | undefined;
+}
+
+/** The refusal of a body that came in more pieces than it may: it costs by its pieces, so it counts as too large. */
+const inTooManyPieces = (maxPieces: number) =>
+  new PetStoreError('payload_too_large', `The request body came in more than ${maxPieces} pieces; send it in larger ones.`);
 
 type HostRequest = IncomingMessage & { originalUrl?: unknown; body?: unknown };
 
@@ -11,10 +24,13 @@ type HostRequest = IncomingMessage & { originalUrl?: unknown; body?: unknown };
  * Reads the body of a node request: its chunks until the end, refusing past `limit`, and with 408
  * `request_timeout` when it has not all arrived by `deadline` (a `performance.now()` time).
  */
-function collect(req: IncomingMessage, limit: number, tooLarge: () => Error, deadline: number): Promise<Uint8Array> {
+function collect(req: IncomingMessage, limit: number, tooLarge: () => Error, deadline: number, maxPieces: number, watched: boolean): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
+    if (bodyStopped(req)) return reject(inTooManyPieces(maxPieces));
     const chunks: Buffer[] = [];
     let received = 0;
+    // Counted here only where the parser's own count is not kept (body-pieces.ts).
+    let pieces = watched ? Number.NEGATIVE_INFINITY : piecesOf(req);
     // The deadline's timer is set when the turn ends, and only for a body still arriving then: one that came with
     // its headers has ended by that time (Node parses it after the handler has run), and costs no timer.
     let timer: NodeJS.Timeout | undefined;
@@ -32,16 +48,19 @@ function collect(req: IncomingMessage, limit: number, tooLarge: () => Error, dea
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('close', onError);
+      req.off(BODY_STOPPED, onStopped);
     };
+    const refuse = (error: Error) => {
+      cleanup();
+      chunks.length = 0;
+      stopBody(req);
+      reject(error);
+    };
+    const onStopped = () => refuse(inTooManyPieces(maxPieces));
     const onData = (chunk: Buffer) => {
       received += chunk.length;
-      if (received > limit) {
-        cleanup();
-        chunks.length = 0;
-        req.resume();
-        reject(tooLarge());
-        return;
-      }
+      if (received > limit) return refuse(tooLarge());
+      if (++pieces > maxPieces) return refuse(inTooManyPieces(maxPieces));
       chunks.push(chunk);
     };
     const onEnd = () => {
@@ -56,6 +75,7 @@ function collect(req: IncomingMessage, limit: number, tooLarge: () => Error, dea
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('close', onError);
+    req.on(BODY_STOPPED, onStopped);
   });
 }
 
@@ -69,13 +89,18 @@ class NodeRequest implements StandardRequest {
   /** Whether a response was written for it (a second one destroys the socket instead). */
   answered = false;
   context: RequestContext | undefined = undefined;
-  /** When the body must have arrived (`performance.now()` time): {@link BODY_TIMEOUT_MS} after the headers. */
-  readonly bodyDeadline = performance.now() + BODY_TIMEOUT_MS;
+  /** When the body must have arrived (`performance.now()` time): `bodyTimeoutMs` after the headers. */
+  readonly bodyDeadline: number;
+  readonly #maxPieces: number;
+  #watched = false;
 
   constructor(
     readonly req: HostRequest,
     readonly raw: { node: { req: IncomingMessage; res: ServerResponse } } | undefined,
+    options: NodeBodyOptions,
   ) {
+    this.bodyDeadline = performance.now() + (options.bodyTimeoutMs ?? BODY_TIMEOUT_MS);
+    this.#maxPieces = options.maxBodyPieces ?? MAX_BODY_PIECES;
     this.method = req.method ?? 'GET';
     // Express strips the mount path from `url` and keeps the whole target in its documented `originalUrl`.
     this.url = typeof req.originalUrl === 'string' ? req.originalUrl : (req.url ?? '/');
@@ -116,7 +141,14 @@ class NodeRequest implements StandardRequest {
       process.emitWarning(message, { code: 'PETSTORE_BODY_CONSUMED' });
       return Promise.reject(new Error(message));
     }
-    return collect(this.req, limit, tooLarge, this.bodyDeadline);
+    return collect(this.req, limit, tooLarge, this.bodyDeadline, this.#maxPieces, this.#watched);
+  }
+  bodyWanted(wanted: boolean): void {
+    // A body that came whole with its headers costs nothing more (Node drops an unread one after the answer); and
+    // only a request this package answers on its own is watched (not one a host's mount hands it).
+    if (this.raw === undefined || this.req.complete || !this.hasBody()) return;
+    if (!wanted) stopBody(this.req);
+    else this.#watched = watchBodyPieces(this.req, this.#maxPieces);
   }
 }
 
@@ -127,6 +159,7 @@ class NodeRequest implements StandardRequest {
 export function fromNodeRequest(
   req: IncomingMessage,
   res?: ServerResponse,
+  options: NodeBodyOptions = {},
 ): StandardRequest & { readonly bodyRead: boolean; answered: boolean; readonly bodyDeadline: number } {
-  return new NodeRequest(req, res ? { node: { req, res } } : undefined);
+  return new NodeRequest(req, res ? { node: { req, res } } : undefined, options);
 }

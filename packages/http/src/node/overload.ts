@@ -4,6 +4,7 @@ import { PetStoreError, type PetStoreMetrics } from '@petstore/core';
 import { ANSWER_HEADERS } from '../answer-headers.js';
 import { JSON_CONTENT_TYPE } from '../respond.js';
 import type { PetStoreLogger } from '../telemetry/request-line.js';
+import { TOP_RANK } from '../trust-rank.js';
 import { createEventLoopLoad, type EventLoopLoad } from './event-loop-load.js';
 
 /** What {@link createOverloadGuard} is built from. */
@@ -51,8 +52,11 @@ const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /**
  * Load shedding in front of the handler. A request is refused with an immediate 503 `unavailable` and
  * `Retry-After: 1` only while the process is overloaded as measured (the event loop's delay or utilisation over the
- * last second), or when `maxConcurrent` requests are already in flight (a memory guard). Health checks are never
- * shed. A request's slot is given back when its response ends or its connection closes, whichever comes first, so
+ * last second), or when `maxConcurrent` requests are already in flight (a memory guard); and it sheds who pays least
+ * first: requests without a key, then the lowest plans (by the rank `admit` is given). While overloaded, each sample
+ * interval sheds the next rank up, and each interval not overloaded lets one back; of the slots, requests without a
+ * key may fill half, the lowest plan three quarters, the next seven eighths, the top plans all. Health checks are
+ * never shed. A request's slot is given back when its response ends or its connection closes, whichever comes first, so
  * pipelined requests on a connection that dies cannot keep theirs.
  * Give it to `createHttpHandler` (`overload`) and close it when the server closes.
  * @example const overload = createOverloadGuard({ maxConcurrent: 1024, shedLagMs: 500 }); createHttpHandler(store, { overload })
@@ -103,11 +107,32 @@ export function createOverloadGuard(options: OverloadOptions) {
     episode = { since: Date.now(), shedBefore: shed - 1, seen: shed, timer };
   };
 
-  const overloaded = (): ShedReason | undefined => {
-    if (maxConcurrent > 0 && inFlight >= maxConcurrent) return 'requests in flight';
+  const loaded = (): ShedReason | undefined => {
     if (!load) return undefined;
     if (shedLagMs > 0 && load.delayMs > shedLagMs) return 'event-loop delay';
     if (shedUtilization > 0 && load.utilization > shedUtilization) return 'event-loop utilization';
+    return undefined;
+  };
+  // Who is shed while the event loop is overloaded: requests of a rank below `level`. Each sample interval still
+  // overloaded sheds the next rank up (key-less first, then the lowest plans); each one that is not lets it back.
+  let level = 0;
+  let levelAt = 0;
+  const sampleEveryMs = options.sampleEveryMs ?? 1_000;
+  const shedBelow = (): number => {
+    if (!load) return 0;
+    const now = Date.now();
+    if (now - levelAt >= sampleEveryMs) {
+      levelAt = now;
+      level = loaded() !== undefined ? Math.min(level + 1, TOP_RANK + 1) : Math.max(level - 1, 0);
+    }
+    return level;
+  };
+  // The slots a rank may fill: half for requests without a key, then three quarters, seven eighths, and all of them
+  // for the top plans, so that a lower rank's flood always leaves the higher ones room.
+  const slotsFor = (rank: number) => (rank >= TOP_RANK ? maxConcurrent : maxConcurrent * (1 - 2 ** -(rank + 1)));
+  const overloaded = (rank: number): ShedReason | undefined => {
+    if (maxConcurrent > 0 && inFlight >= slotsFor(rank)) return 'requests in flight';
+    if (rank < shedBelow()) return loaded() ?? 'event-loop delay';
     return undefined;
   };
 
@@ -135,10 +160,13 @@ export function createOverloadGuard(options: OverloadOptions) {
   }
 
   return {
-    /** Counts the request in, or answers it 503 and returns `false`. */
-    admit(req: IncomingMessage, res: ServerResponse): boolean {
+    /**
+     * Counts the request in, or answers it 503 and returns `false`. `rank` is what its caller has earned, from its
+     * headers (`pipeline.rankOf`: 0 without a key, up to 3 for the top plans); without one it is shed first.
+     */
+    admit(req: IncomingMessage, res: ServerResponse, rank = 0): boolean {
       if (isHealthCheck(req.url)) return true;
-      const reason = overloaded();
+      const reason = overloaded(rank);
       if (reason !== undefined) {
         refuse(req, res, reason);
         return false;

@@ -9,8 +9,8 @@ export const WRITE_TIMEOUT_MS = 10_000;
  * socket and the memory behind it. Costs nothing when the response went out at once.
  * @example res.end(body); closeIfUnread(res)
  */
-export function closeIfUnread(res: ServerResponse): void {
+export function closeIfUnread(res: ServerResponse, timeoutMs = WRITE_TIMEOUT_MS): void {
   if (res.writableFinished || res.writableLength === 0) return;
-  const timer = setTimeout(() => res.destroy(), WRITE_TIMEOUT_MS).unref();
+  const timer = setTimeout(() => res.destroy(), timeoutMs).unref();
   res.once('finish', () => clearTimeout(timer));
 }

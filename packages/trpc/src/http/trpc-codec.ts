@@ -1,5 +1,5 @@
 import { parse } from 'node:querystring';
-import { PetStoreError, type PetStore, type ResponseMeta } from '@petstore/core';
+import { PetStoreError, toPetStoreError, type PetStore, type ResponseMeta } from '@petstore/core';
 import {
   BODY_LIMIT,
   isJsonMediaType,
@@ -7,6 +7,7 @@ import {
   createJsonText,
   readJsonBody,
   responseHeaders,
+  type Batch,
   type CallResult,
   type Codec,
   type CodecCall,
@@ -126,9 +127,25 @@ export function createTrpcCodec(options: TrpcCodecOptions): Codec<Plan> {
   const encodeError = (error: PetStoreError, ctx: RequestContext): StandardResponse =>
     jsonResponse(error.status, JSON.stringify({ error: trpcErrorShape(error) }), headersOf(ctx, error.meta));
 
-  /** tRPC's own handler, for what the codec does not serve (streamed batches). */
-  async function delegate(request: StandardRequest, ctx: RequestContext, target: string, headers: Record<string, string>) {
-    const context: Context = { store, request: ctx, trpcUrl: ctx.linkBase(trpcBase) };
+  /**
+   * tRPC's own handler, for what the codec does not serve (streamed batches): with the batch the pipeline admitted
+   * (its first call already answered), and the body the codec read (within its bounds in bytes, time and pieces).
+   */
+  async function delegate(
+    request: StandardRequest,
+    ctx: RequestContext,
+    target: string,
+    headers: Record<string, string>,
+    batch: Batch,
+    readAll: () => Promise<unknown>,
+  ) {
+    let body: unknown;
+    try {
+      body = await readAll();
+    } catch (error) {
+      return encodeError(toPetStoreError(error), ctx);
+    }
+    const context: Context = { store, request: ctx, trpcUrl: ctx.linkBase(trpcBase), batch };
     const responseMeta: PetsResponseMeta = ({ info, errors }) => {
       const pets = appResponseMeta({ info, errors }).headers;
       const all = new Headers({ ...headersOf(ctx, {}), ...headers });
@@ -141,6 +158,8 @@ export function createTrpcCodec(options: TrpcCodecOptions): Codec<Plan> {
     };
     const raw = request.raw;
     if (raw && 'node' in raw) {
+      // tRPC takes a body already read from `req.body`, as from a host's body parser.
+      if (request.method === 'POST') (raw.node.req as typeof raw.node.req & { body?: unknown }).body = body ?? '';
       await nodeHTTPRequestHandler({
         router: appRouter,
         req: raw.node.req,
@@ -153,9 +172,14 @@ export function createTrpcCodec(options: TrpcCodecOptions): Codec<Plan> {
       return 'answered' as const;
     }
     if (!raw || !('fetch' in raw)) throw new Error('A streamed tRPC batch needs the runtime request.');
+    const original = raw.fetch;
+    const req =
+      request.method === 'POST'
+        ? new Request(original.url, { method: 'POST', headers: original.headers, body: body === undefined ? '' : JSON.stringify(body) })
+        : original;
     const response = await fetchRequestHandler({
       router: appRouter,
-      req: raw.fetch,
+      req,
       endpoint: trpcBase,
       createContext: () => context,
       responseMeta,
@@ -187,9 +211,6 @@ export function createTrpcCodec(options: TrpcCodecOptions): Codec<Plan> {
       if (calls === undefined) return { kind: 'refuse', route: `${trpcBase}/{batch}`, error: tooLarge() };
       const known = calls.every((call) => call.procedure !== undefined);
       const route = known ? (batch ? `${trpcBase}/{batch}` : `${trpcBase}/${target}`) : 'unmatched';
-      if (batch && known && streamable(request, calls)) {
-        return { kind: 'delegated', route: `${trpcBase}/{stream}`, serve: (ctx, headers) => delegate(request, ctx, target, headers) };
-      }
       if (method !== 'GET' && method !== 'POST') {
         return { kind: 'refuse', route, error: new PetStoreError('method_not_allowed', `Unsupported ${method}-request.`), allow: ALLOW };
       }
@@ -223,6 +244,11 @@ export function createTrpcCodec(options: TrpcCodecOptions): Codec<Plan> {
         }
         return { operationId: procedure.operationId, readInput: async () => (plan.inputs[index] = await read(index)) };
       });
+      if (batch && known && streamable(request, calls)) {
+        const serve = (ctx: RequestContext, headers: Record<string, string>, admitted: Batch) =>
+          delegate(request, ctx, target, headers, admitted, readAll);
+        return { kind: 'delegated', route: `${trpcBase}/{stream}`, calls: codecCalls, serve };
+      }
       return { kind: 'calls', route, calls: codecCalls, plan };
     },
     allows(path, query) {
