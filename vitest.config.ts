@@ -82,6 +82,10 @@ export default defineConfig({
           include: slow,
           exclude: [...configDefaults.exclude, ...inProcessServerTests, ...alone],
           maxWorkers: 3,
+          // Child processes started beside two other files' on two cores take longer to come up: more room, the same
+          // assertions.
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
           sequence: { groupOrder: 1 },
         },
       },
@@ -91,6 +95,8 @@ export default defineConfig({
           name: 'slow-alone',
           include: alone,
           maxWorkers: 1,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
           sequence: { groupOrder: 2 },
         },
       },
