@@ -14,7 +14,7 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
   let instances: ServerProcess[];
   let balancer: Balancer;
   let port: number;
-  // The quota counts per clock minute: the instances share a clock the test moves to a fresh minute.
+  // The quota counts per clock minute: the instances share a clock the test controls.
   let clock: ProcessClock;
   const env = () => ({ DATABASE_URL: db.url });
 
@@ -47,7 +47,7 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
 
   it('counts a free key exactly across the instances: 60 of 75 concurrent requests', async () => {
     const key = await newKey('free', 'burst');
-    await clock.freshMinute();
+    await clock.minuteWithRoom(10);
     const statuses = await Promise.all(
       Array.from({ length: 75 }, () => send(port, '/v1/pets?limit=1', { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status)),
     );
@@ -97,7 +97,7 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
   it('limits requests without a key by the address the balancer forwards, not one the client writes', async () => {
     const from = (address: string, written: string) =>
       send(port, '/v1/pets', { from: address, headers: { 'x-forwarded-for': written } }).then((r) => [r.status, Number(r.headers['x-ratelimit-remaining'])] as const);
-    await clock.freshMinute();
+    await clock.minuteWithRoom(10);
     const statuses: number[] = [];
     for (let i = 0; i < 62; i++) statuses.push((await from('127.0.0.3', `198.51.100.${i}`))[0]);
     expect(statuses.filter((status) => status === 401)).toHaveLength(60);
@@ -114,7 +114,7 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
     const madeUp = (i: number) => send(port, '/v1/pets', { from, headers: { authorization: `Bearer made-up-key-${i}-0000000000` } });
     const dayRemaining = (answer: { headers: Record<string, string | string[] | undefined> }) =>
       Number(/"day";r=(\d+)/.exec(String(answer.headers['ratelimit']))?.[1]);
-    await clock.freshMinute();
+    await clock.minuteWithRoom(15);
     // Round robin: the key succeeds on one instance; the made-up keys then arrive on all three.
     const first = await withKey();
     expect(first.status).toBe(200);

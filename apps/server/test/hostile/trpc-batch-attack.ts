@@ -29,7 +29,7 @@ export const LEGIT_KEY = 'hostile-legit-key-0123456789';
 /**
  * Starts the service for the suite it is called in, on `database` (one of {@link serverDatabases}), with the
  * legitimate client's enterprise key and any more keys given, on a clock the test moves (its limits count per clock
- * minute: `served.clock.freshMinute()`); stops it and drops the database afterwards.
+ * minute: `served.clock.minuteWithRoom(seconds)`); stops it and drops the database afterwards.
  * @example const served = serveForSuite(database); it('…', async () => fetch(served.server.url))
  */
 export function serveForSuite(database: (typeof serverDatabases)[number], moreKeys: string[] = []): { server: ServerProcess; clock: ProcessClock } {

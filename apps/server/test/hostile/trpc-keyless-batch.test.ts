@@ -17,7 +17,7 @@ describe.each(serverDatabases)('key-less batches of 100 calls, on $name', (datab
   it('are each refused once and counted once, while a legitimate client is served as with single calls', { timeout: 90_000 }, async () => {
     const { server, clock } = served;
     await legitimateClient(server.url, key, sleep(500));
-    await clock.freshMinute();
+    await clock.minuteWithRoom(20);
 
     let sent = 0;
     const { answers, underAttack, underReference } = await sideBySide(server.url, key, 4, () => (sent++ % 2 === 0 ? batch : streamed), () => single);
