@@ -61,8 +61,10 @@ export default defineConfig({
   ssr: { resolve: { conditions } },
   test: {
     globalSetup: ['./vitest.global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Three files at once on two cores: a test gets about two thirds of a core, and the machine may be shared. The
+    // timeouts are room, not assertions.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     projects: [
       {
         extends: true,
@@ -82,10 +84,6 @@ export default defineConfig({
           include: slow,
           exclude: [...configDefaults.exclude, ...inProcessServerTests, ...alone],
           maxWorkers: 3,
-          // Child processes started beside two other files' on two cores take longer to come up: more room, the same
-          // assertions.
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
           sequence: { groupOrder: 1 },
         },
       },
@@ -95,8 +93,6 @@ export default defineConfig({
           name: 'slow-alone',
           include: alone,
           maxWorkers: 1,
-          testTimeout: 60_000,
-          hookTimeout: 120_000,
           sequence: { groupOrder: 2 },
         },
       },

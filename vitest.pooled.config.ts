@@ -23,9 +23,6 @@ export default mergeConfig(
       ],
       exclude: [...configDefaults.exclude, '**/*pgbouncer*', 'apps/*/test/faults/**'],
       maxWorkers: 3,
-      // As in the slow lane: processes beside two other files' take longer to come up.
-      testTimeout: 60_000,
-      hookTimeout: 120_000,
     },
   }),
 );
