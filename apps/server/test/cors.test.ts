@@ -1,4 +1,4 @@
-import { minuteWithRoom, operationRoutes } from '@petstore/testing';
+import { operationRoutes, processClock, type ProcessClock } from '@petstore/testing';
 import { procedures } from '@petstore/trpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcess, type ServerProcess } from './helpers.js';
@@ -31,14 +31,21 @@ const preflight = (url: string, origin: string, method: string, headers = 'autho
 
 describe('CORS with a list of allowed origins', () => {
   let server: ServerProcess;
+  // The limits count per clock minute: the server's clock is one the test controls.
+  let clock: ProcessClock;
   beforeAll(async () => {
+    clock = await processClock();
     server = await startProcess({
+      ...clock.env,
       PETSTORE_DATA_DIR: 'memory://',
       PETSTORE_API_KEYS: `${KEY}:free,${UNCOUNTED_KEY}:free,${LIMITED_KEY}:free`,
       PETSTORE_CORS_ORIGINS: `${ALLOWED},https://admin.example.com`,
     });
   });
-  afterAll(() => server.stop());
+  afterAll(async () => {
+    await server.stop();
+    await clock.close();
+  });
   const auth = { authorization: `Bearer ${KEY}` };
 
   it('answers a preflight on a known path with 204 and the path\'s methods, without a key and without counting it', async () => {
@@ -90,7 +97,7 @@ describe('CORS with a list of allowed origins', () => {
     const trpc = await fetch(`${server.url}/trpc/pets.list`, { headers: { ...auth, origin: ALLOWED } });
     expect(trpc.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     expect(trpc.headers.get('vary')).toBe('trpc-accept, accept, Origin');
-    await minuteWithRoom(10);
+    await clock.minuteWithRoom(10);
     let limited: Response | undefined;
     for (let i = 0; i < 70 && limited === undefined; i++) {
       const response = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${LIMITED_KEY}`, origin: ALLOWED } });

@@ -1,6 +1,6 @@
 import { migrateToLatest } from '@petstore/core';
 import { openDatabase } from '@petstore/embed';
-import { databaseUrl, minuteWithRoom, scratchPostgres } from '@petstore/testing';
+import { databaseUrl, processClock, scratchPostgres, type ProcessClock } from '@petstore/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haproxyInstalled, send, startHaproxy, type Answer, type Balancer } from './haproxy.js';
@@ -38,6 +38,8 @@ describe.skipIf(unsupported)('a fleet of three instances behind HAProxy, on one 
   let port: number;
   const answers: Answer[] = [];
   let pooledUrl: string;
+  // The quota counts per clock minute: the instances share a clock the test controls.
+  let clock: ProcessClock;
   const env = () => ({ DATABASE_URL: pooledUrl });
   const through = async (path: string, options: Parameters<typeof send>[2] = {}) => {
     const answer = await send(port, path, options);
@@ -50,8 +52,9 @@ describe.skipIf(unsupported)('a fleet of three instances behind HAProxy, on one 
     // The documented 16 server connections: fewer than the instances' pools hold together (3 × 10), as fleets size it.
     bouncer = await startPgBouncer(db.url);
     pooledUrl = new URL(new URL(db.url).pathname, bouncer.url).toString();
+    clock = await processClock();
     // All three start at once: each migrates the empty database through PgBouncer.
-    instances = await Promise.all([0, 1, 2].map(() => startProcess({ ...env(), PETSTORE_TRUST_PROXY: 'true' })));
+    instances = await Promise.all([0, 1, 2].map(() => startProcess({ ...env(), ...clock.env, PETSTORE_TRUST_PROXY: 'true' })));
     balancer = await startHaproxy(instances.map((instance) => instance.url));
     port = balancer.port;
   });
@@ -60,6 +63,7 @@ describe.skipIf(unsupported)('a fleet of three instances behind HAProxy, on one 
     await Promise.all((instances ?? []).map((instance) => instance.stop()));
     await bouncer?.stop();
     await db?.drop();
+    await clock?.close();
   });
 
   const newKey = async (plan: string, label: string) => {
@@ -81,7 +85,7 @@ describe.skipIf(unsupported)('a fleet of three instances behind HAProxy, on one 
 
   it('counts a free key exactly across the instances: 60 of 75 concurrent requests', async () => {
     const key = await newKey('free', 'burst');
-    await minuteWithRoom(10);
+    await clock.minuteWithRoom(10);
     const statuses = await Promise.all(
       Array.from({ length: 75 }, () => through('/v1/pets?limit=1', { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status)),
     );

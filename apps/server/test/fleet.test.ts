@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { databaseUrl, minuteWithRoom, openTestRedis, redisUrl, scratchPostgres } from '@petstore/testing';
+import { databaseUrl, openTestRedis, processClock, redisUrl, scratchPostgres, type ProcessClock } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haproxyInstalled, send, startHaproxy, type Balancer } from './haproxy.js';
 import { runCli, startProcess, type ServerProcess } from './helpers.js';
@@ -14,6 +14,8 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
   let instances: ServerProcess[];
   let balancer: Balancer;
   let port: number;
+  // The quota counts per clock minute: the instances share a clock the test controls.
+  let clock: ProcessClock;
   const env = () => ({ DATABASE_URL: db.url });
 
   beforeAll(async () => {
@@ -22,7 +24,8 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
     const limiter: Record<string, string> = counters
       ? { PETSTORE_RATE_LIMIT_STORE: 'redis', REDIS_URL: redisUrl!, PETSTORE_REDIS_KEY_PREFIX: counters.keyPrefix }
       : {};
-    const settings = { ...env(), ...limiter, PETSTORE_TRUST_PROXY: 'true', PETSTORE_PUBLIC_URL: PUBLIC_URL };
+    clock = await processClock();
+    const settings = { ...env(), ...limiter, ...clock.env, PETSTORE_TRUST_PROXY: 'true', PETSTORE_PUBLIC_URL: PUBLIC_URL };
     instances = [await startProcess(settings)];
     instances.push(...(await Promise.all([startProcess(settings), startProcess(settings)])));
     balancer = await startHaproxy(instances.map((instance) => instance.url));
@@ -33,6 +36,7 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
     await Promise.all((instances ?? []).map((instance) => instance.stop()));
     await db?.drop();
     await counters?.close();
+    await clock?.close();
   });
 
   const newKey = async (plan: string, label: string) => {
@@ -43,7 +47,7 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
 
   it('counts a free key exactly across the instances: 60 of 75 concurrent requests', async () => {
     const key = await newKey('free', 'burst');
-    await minuteWithRoom(10);
+    await clock.minuteWithRoom(10);
     const statuses = await Promise.all(
       Array.from({ length: 75 }, () => send(port, '/v1/pets?limit=1', { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status)),
     );
@@ -93,7 +97,7 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
   it('limits requests without a key by the address the balancer forwards, not one the client writes', async () => {
     const from = (address: string, written: string) =>
       send(port, '/v1/pets', { from: address, headers: { 'x-forwarded-for': written } }).then((r) => [r.status, Number(r.headers['x-ratelimit-remaining'])] as const);
-    await minuteWithRoom(10);
+    await clock.minuteWithRoom(10);
     const statuses: number[] = [];
     for (let i = 0; i < 62; i++) statuses.push((await from('127.0.0.3', `198.51.100.${i}`))[0]);
     expect(statuses.filter((status) => status === 401)).toHaveLength(60);
@@ -110,7 +114,7 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
     const madeUp = (i: number) => send(port, '/v1/pets', { from, headers: { authorization: `Bearer made-up-key-${i}-0000000000` } });
     const dayRemaining = (answer: { headers: Record<string, string | string[] | undefined> }) =>
       Number(/"day";r=(\d+)/.exec(String(answer.headers['ratelimit']))?.[1]);
-    await minuteWithRoom(15);
+    await clock.minuteWithRoom(15);
     // Round robin: the key succeeds on one instance; the made-up keys then arrive on all three.
     const first = await withKey();
     expect(first.status).toBe(200);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { databaseUrl, minuteWithRoom, openTestRedis, redisUrl, scratchPostgres } from '@petstore/testing';
+import { databaseUrl, openTestRedis, processClock, redisUrl, scratchPostgres } from '@petstore/testing';
 import { describe, expect, it } from 'vitest';
 import { startProcess } from './helpers.js';
 
@@ -13,7 +13,10 @@ describe.runIf(databaseUrl).each(limiters)('the shared $name limiter across two 
     const db = await scratchPostgres();
     const counters = redis ? await openTestRedis(`petstore_test_${randomBytes(6).toString('hex')}`) : undefined;
     const key = 'two-process-free-key-0123';
+    // The windows are fixed clock minutes: both processes share a clock the test controls.
+    const clock = await processClock();
     const env = {
+      ...clock.env,
       DATABASE_URL: db.url,
       PETSTORE_API_KEYS: `${key}:free`,
       ...(counters
@@ -23,8 +26,7 @@ describe.runIf(databaseUrl).each(limiters)('the shared $name limiter across two 
     const first = await startProcess(env);
     const second = await startProcess(env);
     try {
-      // The windows are real fixed minutes here: keep the burst away from a minute boundary.
-      await minuteWithRoom(10);
+      await clock.minuteWithRoom(10);
       const statuses = await Promise.all(
         Array.from({ length: 75 }, (_, i) =>
           fetch(`${(i % 2 ? first : second).url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then(
@@ -41,6 +43,7 @@ describe.runIf(databaseUrl).each(limiters)('the shared $name limiter across two 
       await Promise.all([first.stop(), second.stop()]);
       await counters?.close();
       await db.drop();
+      await clock.close();
     }
   });
 });

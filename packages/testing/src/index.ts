@@ -9,7 +9,7 @@ import { freePort } from './free-port.js';
 import { killAtExit, stopChild } from './stop-child.js';
 
 export { freePort } from './free-port.js';
-export { minuteWithRoom } from './minute-with-room.js';
+export { processClock, type ProcessClock } from './process-clock.js';
 export { killAtExit } from './stop-child.js';
 export { operationRoutes, type OperationRoute } from './operation-routes.js';
 export { outputOf, type Output } from './output-of.js';

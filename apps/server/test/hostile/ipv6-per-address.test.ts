@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
-import { minuteWithRoom } from '@petstore/testing';
+import { processClock, type ProcessClock } from '@petstore/testing';
 import { startProcess, type ServerProcess } from '../helpers.js';
 
 // Per-address limits count an IPv6 client by its /64: a client who owns a /64 has 2^64 addresses, not 2^64 buckets.
@@ -10,15 +10,22 @@ const OTHER_KEY = 'hostile-ipv6-new-key-0001';
 
 describe('clients on IPv6 without a valid key', () => {
   let server: ServerProcess;
+  // The address limit counts per clock minute: the server's clock is one the test controls.
+  let clock: ProcessClock;
   beforeAll(async () => {
+    clock = await processClock();
     server = await startProcess({
+      ...clock.env,
       HOST: '::',
       PETSTORE_DATA_DIR: 'memory://',
       PETSTORE_TRUST_PROXY: 'loopback',
       PETSTORE_API_KEYS: `${KEY}:pro,${OTHER_KEY}:pro`,
     });
   });
-  afterAll(() => server.stop());
+  afterAll(async () => {
+    await server.stop();
+    await clock.close();
+  });
 
   // The listener is on ::, every address of the machine; the test speaks to it on loopback only.
   const base = () => `http://127.0.0.1:${new URL(server.url).port}`;
@@ -26,8 +33,8 @@ describe('clients on IPv6 without a valid key', () => {
     fetch(`${base()}/v1/pets`, { headers: { 'x-forwarded-for': address, ...(key ? { authorization: `Bearer ${key}` } : {}) } });
 
   it('are counted by their /64, while a key known in it and clients of other networks are served', async () => {
-    // The address limit counts per clock minute: start the 70 requests where they cannot cross into the next one.
-    await minuteWithRoom(15);
+    // Start the 70 requests where they cannot cross into the next minute.
+    await clock.minuteWithRoom(15);
     expect((await from('2001:db8:1:1::5', KEY)).status).toBe(200);
     const statuses: number[] = [];
     for (let i = 0; i < 70; i++) statuses.push((await from(`2001:db8:1:1:${(0x1000 + i).toString(16)}::1`)).status);
@@ -52,7 +59,7 @@ describe('clients on IPv6 without a valid key', () => {
         });
         req.on('error', reject).end();
       });
-    await minuteWithRoom(10);
+    await clock.minuteWithRoom(10);
     const statuses: number[] = [];
     for (let i = 0; i < 61; i++) statuses.push(await direct('127.0.0.2'));
     expect(statuses.at(-1)).toBe(429);

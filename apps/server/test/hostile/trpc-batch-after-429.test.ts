@@ -1,4 +1,3 @@
-import { minuteWithRoom } from '@petstore/testing';
 import { describe, expect, it } from 'vitest';
 import { allPetIds, send, sleep } from '../faults/load.js';
 import { LEGIT_KEY, legitimateClient, quantile, serveForSuite, serverDatabases, sideBySide } from './trpc-batch-attack.js';
@@ -19,10 +18,10 @@ describe.each(serverDatabases)('batches of creates past a key\'s limit, on $name
   const served = serveForSuite(database, [`${attacker}:free`]);
 
   it('create no more than the limit, every call counted, while a legitimate client is served as with single calls', { timeout: 90_000 }, async () => {
-    const { server } = served;
+    const { server, clock } = served;
     type Entry = { result?: { data: { id: number } }; error?: { data: { error: { code: string } } } };
     await legitimateClient(server.url, key, sleep(500));
-    await minuteWithRoom(15);
+    await clock.minuteWithRoom(15);
     // The first batch takes the key to its limit: 60 creates made, the other 40 calls refused.
     const first = await send({ url: server.url, ...creates(100) });
     const made = (JSON.parse(first.body) as Entry[]).filter((call) => call.result);

@@ -2,7 +2,7 @@
 // beside a reference load, the server's CPU time and request lines.
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { scratchPostgres } from '@petstore/testing';
+import { processClock, scratchPostgres, type ProcessClock } from '@petstore/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { startProcess, type ServerProcess } from '../helpers.js';
 import { send, sleep, type Outcome } from '../faults/load.js';
@@ -28,20 +28,27 @@ export const LEGIT_KEY = 'hostile-legit-key-0123456789';
 
 /**
  * Starts the service for the suite it is called in, on `database` (one of {@link serverDatabases}), with the
- * legitimate client's enterprise key and any more keys given; stops it and drops the database afterwards.
+ * legitimate client's enterprise key and any more keys given, on a clock the test moves (its limits count per clock
+ * minute: `served.clock.minuteWithRoom(seconds)`); stops it and drops the database afterwards.
  * @example const served = serveForSuite(database); it('…', async () => fetch(served.server.url))
  */
-export function serveForSuite(database: (typeof serverDatabases)[number], moreKeys: string[] = []): { server: ServerProcess } {
-  const served = {} as { server: ServerProcess };
+export function serveForSuite(database: (typeof serverDatabases)[number], moreKeys: string[] = []): { server: ServerProcess; clock: ProcessClock } {
+  const served = {} as { server: ServerProcess; clock: ProcessClock };
   let drop: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     const opened = await database.env();
     drop = opened.drop;
-    served.server = await startProcess({ ...opened.env, PETSTORE_API_KEYS: [`${LEGIT_KEY}:enterprise:10000000:100000000`, ...moreKeys].join(',') });
+    served.clock = await processClock();
+    served.server = await startProcess({
+      ...opened.env,
+      ...served.clock.env,
+      PETSTORE_API_KEYS: [`${LEGIT_KEY}:enterprise:10000000:100000000`, ...moreKeys].join(','),
+    });
   });
   afterAll(async () => {
     await served.server?.stop();
     await drop?.();
+    await served.clock?.close();
   });
   return served;
 }

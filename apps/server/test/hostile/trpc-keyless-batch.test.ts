@@ -1,4 +1,3 @@
-import { minuteWithRoom } from '@petstore/testing';
 import { describe, expect, it } from 'vitest';
 import { sleep } from '../faults/load.js';
 import { attack, cpuMs, LEGIT_KEY, legitimateClient, quantile, serveForSuite, serverDatabases, sideBySide } from './trpc-batch-attack.js';
@@ -16,9 +15,9 @@ describe.each(serverDatabases)('key-less batches of 100 calls, on $name', (datab
   const served = serveForSuite(database);
 
   it('are each refused once and counted once, while a legitimate client is served as with single calls', { timeout: 90_000 }, async () => {
-    const { server } = served;
+    const { server, clock } = served;
     await legitimateClient(server.url, key, sleep(500));
-    await minuteWithRoom(20);
+    await clock.minuteWithRoom(20);
 
     let sent = 0;
     const { answers, underAttack, underReference } = await sideBySide(server.url, key, 4, () => (sent++ % 2 === 0 ? batch : streamed), () => single);

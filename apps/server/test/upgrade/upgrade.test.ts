@@ -5,15 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MIGRATION_TABLE, RELEASE_TABLE } from '@petstore/core';
 import { openDatabase } from '@petstore/embed';
-import { databaseUrl, minuteWithRoom, scratchPostgres } from '@petstore/testing';
+import { databaseUrl, processClock, scratchPostgres, type ProcessClock } from '@petstore/testing';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPetIds, sleep, startLoad } from '../faults/load.js';
 import { runCli, startProcess, type ServerProcess } from '../helpers.js';
 import { previousRelease, type PreviousRelease } from './previous-release.js';
 
-// Release N-1 (the commit in previous-release.json, built by the test) writes data of every kind; release N (this
-// code, built by `npm run build`) must open it and find all of it, on both databases.
+// Release N-1 (the commit in previous-release.json, built once per machine by build-previous-release.mjs) writes data
+// of every kind; release N (this code, built by `npm run build`) must open it and find all of it, on both databases.
 
 const KEYS = {
   free: 'upgrade-free-key-0123456789',
@@ -50,7 +50,7 @@ async function cli(previous: PreviousRelease | undefined, args: string[], env: R
 }
 
 /** Through a running release N-1: keys made with its tool, pets, idempotent creates, deprecated calls, quotas. */
-async function writeWithPreviousRelease(previous: PreviousRelease, server: ServerProcess, env: Record<string, string>): Promise<Written> {
+async function writeWithPreviousRelease(previous: PreviousRelease, server: ServerProcess, env: Record<string, string>, clock: ProcessClock): Promise<Written> {
   const made = async (...args: string[]) => {
     const { stdout, stderr } = await cli(previous, ['keys', 'create', ...args], env);
     return { key: stdout.trim(), id: /Created key (\d+)/.exec(stderr)![1]! };
@@ -83,8 +83,8 @@ async function writeWithPreviousRelease(previous: PreviousRelease, server: Serve
   for (let i = 0; i < ENTERPRISE_REQUESTS; i++) {
     expect((await fetch(`${server.url}/v1/pets?limit=1`, { headers: auth(KEYS.enterprise) })).status).toBe(200);
   }
-  // Thirteen requests in one minute window: keep them away from a minute's end.
-  await minuteWithRoom(5);
+  // Thirteen requests in one minute window: on the releases' clock, with room in its minute.
+  await clock.minuteWithRoom(5);
   const statuses = [];
   for (let i = 0; i < 13; i++) statuses.push((await fetch(`${server.url}/v1/pets?limit=1`, { headers: auth(KEYS.banned) })).status);
   expect(statuses.slice(0, 2)).toEqual([200, 200]);
@@ -183,9 +183,12 @@ describe.each(targets)('upgrading $name from the previous release', (target) => 
   it('opens what the previous release wrote and finds all of it; the previous release then starts on it again', { timeout: 240_000 }, async () => {
     const { env: data, drop } = await target.database();
     drops.push(drop);
-    const env = { ...data, PETSTORE_API_KEYS: CONFIGURED };
+    // The quota windows are clock minutes: both releases run on a clock the test controls.
+    const clock = await processClock();
+    drops.push(clock.close);
+    const env = { ...data, ...clock.env, PETSTORE_API_KEYS: CONFIGURED };
     const before = await start(env, previous.mainJs);
-    const written = await writeWithPreviousRelease(previous, before, data);
+    const written = await writeWithPreviousRelease(previous, before, data, clock);
     expect(await before.stop()).toBe(0);
 
     const after = await start(env);
