@@ -35,7 +35,7 @@ describe('createPetsRouter in a host\'s tRPC server', () => {
     expectTypeOf<Outputs['pets']['create']>().toEqualTypeOf<Pet>();
     expectTypeOf<Outputs['animals']['list']>().toEqualTypeOf<Pet[]>();
     expectTypeOf<Outputs['pets']['page']['nextCursor']>().toEqualTypeOf<string | null>();
-    expectTypeOf<keyof Outputs['pets']>().toEqualTypeOf<'list' | 'create' | 'get' | 'page'>();
+    expectTypeOf<keyof Outputs['pets']>().toEqualTypeOf<'list' | 'create' | 'get' | 'page' | 'usage'>();
     expectTypeOf<inferRouterInputs<typeof router>['pets']['get']>().toEqualTypeOf<{ petId: number }>();
   });
 

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { createApiKeyStore, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store.js';
 import { createAuthenticator, invalidApiKey } from '../auth/authenticator.js';
 import { plans } from '../auth/plans.js';
-import { quotaSubject, type Principal } from '../auth/principal.js';
+import { quotaSubject, type Principal, type QuotaSubject } from '../auth/principal.js';
 import { systemClock, type Clock } from '../clock.js';
 import { isDatabaseUnavailable } from '../errors/is-database-unavailable.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
@@ -19,10 +19,14 @@ import { countedInto, type PetStoreMetrics } from '../telemetry/metrics.js';
 import { inTrace, openTelemetry } from '../telemetry/open-telemetry.js';
 import type { TracerProviderLike } from '../telemetry/tracer-provider.js';
 import { inSpan, recordFailure, storeTracer, tracedRepository } from '../telemetry/tracing.js';
+import type { Usage } from '../domain/usage-schemas.js';
+import type { ErrorCode } from '../errors/error-codes.js';
+import { banRefusal } from '../quota/ban.js';
 import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
+import { createUsageLedger, utcDay, type UsageOutcome, type UsageQuery, type UsageRow } from '../usage/usage-ledger.js';
 import { createPageCache } from './page-cache.js';
 import { unlimitedQuota, type Quota } from './quota.js';
-import type { ResponseMeta } from './response-meta.js';
+import type { RateLimitWindow, ResponseMeta } from './response-meta.js';
 
 /** Who is calling. */
 export interface CallContext {
@@ -97,9 +101,9 @@ export interface PetStore extends OperationMethods {
    * Counts a request that matches no operation (an unknown path, another method) against the caller's quota:
    * the key's when it is valid, the client address's otherwise. Never refuses a missing key; throws only 429/503.
    * `requests` counts that many at once: the calls of a batch refused without running, after one of them was
-   * refused with 429.
+   * refused with 429. `answered` is the error the request gets (`not_found` by default), for the usage ledger.
    */
-  meter(context: CallContext, requests?: number): Promise<ResponseMeta>;
+  meter(context: CallContext, requests?: number, answered?: ErrorCode): Promise<ResponseMeta>;
   /** Whether the database answers. */
   isHealthy(): Promise<boolean>;
   /**
@@ -107,6 +111,12 @@ export interface PetStore extends OperationMethods {
    * few seconds; this instance's pending counts are written first).
    */
   deprecatedUsage(): Promise<DeprecatedUsage[]>;
+  /**
+   * The usage ledger (DECISIONS "Usage"): requests per API key or principal, UTC day, plan and operation, by outcome,
+   * this instance's pending counts written first; other instances' within their flush delay (5 s by default).
+   * @example await store.usage({ from: '2026-11-01', to: '2026-11-30', plan: 'pro' })
+   */
+  usage(query?: UsageQuery): Promise<UsageRow[]>;
   /** Writes what is still counted in memory and stops the store's timers. */
   close(): Promise<void>;
   /** The key store, for the key tool and for seeding keys. */
@@ -158,6 +168,24 @@ export interface PetStoreOptions {
    * installed it, no tracing code runs either, and passing a provider throws an error naming the package to install.
    */
   tracerProvider?: TracerProviderLike | false | undefined;
+  /**
+   * The usage ledger: how often counts kept in memory are written (the ledger's delay, default 5000 ms), and how many
+   * UTC days are kept (default 400; older days are deleted).
+   */
+  usage?: { flushEveryMs?: number; retentionDays?: number } | undefined;
+}
+
+/** Who a request was counted against, once known: a valid key, or the principal a host named. */
+interface Caller {
+  key?: ApiKeyRecord;
+  principal?: Principal;
+}
+
+/** How a request ended, as the usage ledger counts it. */
+function outcomeOf(status: number, code: string): UsageOutcome {
+  if (code === 'api_key_banned') return 'banned';
+  if (status === 429) return 'rateLimited';
+  return status >= 500 ? 'serverErrors' : 'clientErrors';
 }
 
 /**
@@ -182,6 +210,13 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
   const idempotency = createIdempotencyStore({ db, clock });
   const deprecatedUsage = createDeprecatedUsageLedger({ db, clock });
+  const usage = createUsageLedger({ db, clock, ...options.usage });
+
+  /** Adds a request of a known caller to the usage ledger. */
+  function used(caller: Caller, operationId: string, outcome: UsageOutcome, requests = 1) {
+    if (caller.principal) usage.record({ principalId: caller.principal.id }, caller.principal.plan, operationId, outcome, requests);
+    else if (caller.key) usage.record({ keyId: caller.key.id }, caller.key.plan, operationId, outcome, requests);
+  }
 
   function failure(error: unknown, meta: ResponseMeta): PetStoreError {
     const failed =
@@ -210,8 +245,14 @@ export function createPetStore(options: PetStoreOptions): PetStore {
    * as usual, so strangers sharing the address cannot lock its client out; any other key is refused exactly like a
    * wrong one (a right guess must look like a wrong one) and that refusal is not charged to it.
    */
-  async function count(context: CallContext, meta: ResponseMeta, operationId?: OperationId, requests = 1): Promise<ApiKeyRecord | undefined> {
-    const key = await admit(context, meta, operationId, requests);
+  async function count(
+    context: CallContext,
+    meta: ResponseMeta,
+    operationId?: OperationId,
+    requests = 1,
+    caller?: Caller,
+  ): Promise<ApiKeyRecord | undefined> {
+    const key = await admit(context, meta, operationId, requests, caller);
     if (!key) return undefined;
     meta.rateLimit = await quota.consumeKey(key, requests).catch((error: unknown) => refused(error, key, operationId, requests));
     told({ key, operationId }, requests);
@@ -222,7 +263,13 @@ export function createPetStore(options: PetStoreOptions): PetStore {
    * `count` up to the key's own count: the key verified and the address rule applied. Answers the valid key, counted
    * nothing yet; or undefined once the request was counted against the address, having no valid key.
    */
-  async function admit(context: CallContext, meta: ResponseMeta, operationId?: OperationId, requests = 1): Promise<ApiKeyRecord | undefined> {
+  async function admit(
+    context: CallContext,
+    meta: ResponseMeta,
+    operationId?: OperationId,
+    requests = 1,
+    caller?: Caller,
+  ): Promise<ApiKeyRecord | undefined> {
     const token = context.apiKey;
     const address = addressOf(context);
     const countAddress = async () => {
@@ -243,6 +290,8 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     if (!key) return countAddress();
     meta.keyId = key.id;
     if (addressCheck !== undefined && !(await quota.knowsKey(key, address))) refused(addressCheck, undefined, operationId, requests);
+    // Only now is the request the key's: a refusal by the address rule is not charged to it, nor in its usage.
+    if (caller) caller.key = key;
     return key;
   }
 
@@ -279,15 +328,69 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     }
   }
 
-  async function meter(context: CallContext, requests = 1): Promise<ResponseMeta> {
+  async function meter(context: CallContext, requests = 1, answered: ErrorCode = 'not_found'): Promise<ResponseMeta> {
     const meta: ResponseMeta = {};
+    const caller: Caller = context.principal ? { principal: context.principal } : {};
     try {
       if (context.principal) await countPrincipal(context.principal, meta, undefined, requests);
-      else await count(context, meta, undefined, requests);
+      else await count(context, meta, undefined, requests, caller);
+      const { status } = new PetStoreError(answered);
+      used(caller, 'unmatched', outcomeOf(status, answered), requests);
       return meta;
     } catch (error) {
-      throw failure(error, meta);
+      const failed = failure(error, meta);
+      used(caller, 'unmatched', outcomeOf(failed.status, failed.code), requests);
+      throw failed;
     }
+  }
+
+  /**
+   * Admits a call of an operation with a limit of its own (`getUsage`): the key verified and the address rule
+   * applied as for any call, then the caller's standing read (a banned caller gets its usual 429), then the call
+   * counted against the operation's own limit, never the plan's windows, which the answer's headers show.
+   */
+  async function countOwn(context: CallContext, meta: ResponseMeta, op: OperationDefinition, caller: Caller) {
+    const operationId = op.operationId as OperationId;
+    let subject: QuotaSubject;
+    if (context.principal) {
+      caller.principal = context.principal;
+      meta.principalId = context.principal.id;
+      subject = quotaSubject(context.principal, plans);
+    } else {
+      const key = await admit(context, meta, operationId, 1, caller);
+      if (!key) throw await withoutKey(context);
+      subject = key;
+    }
+    const standing = await quota.standing(subject);
+    if (standing.bannedUntil !== undefined) throw banRefusal(standing.windows, standing.bannedUntil, clock.now());
+    await quota.consumeOwn(subject, operationId, op.ownLimitPerMinute!).catch((error: unknown) => refused(error, caller.key, operationId));
+    meta.rateLimit = standing.windows;
+    return standing;
+  }
+
+  /** The body of `getUsage` for a caller admitted by {@link countOwn}. */
+  async function standingOf(caller: Caller, windows: RateLimitWindow[], bannedUntil: number | undefined): Promise<Usage> {
+    const day = utcDay(clock.now());
+    const who = caller.principal ? { principalId: caller.principal.id } : { keyId: caller.key!.id };
+    const rows = await usage.query({ from: day, to: day, ...who });
+    const zero = () => ({ served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 });
+    const today = { day, ...zero(), operations: [] as ({ operationId: string } & ReturnType<typeof zero>)[] };
+    for (const row of rows) {
+      let entry = today.operations.find((one) => one.operationId === row.operationId);
+      if (!entry) today.operations.push((entry = { operationId: row.operationId, ...zero() }));
+      for (const outcome of ['served', 'rateLimited', 'banned', 'clientErrors', 'serverErrors'] as const) {
+        entry[outcome] += row[outcome];
+        today[outcome] += row[outcome];
+      }
+    }
+    return {
+      plan: (caller.principal ?? caller.key)!.plan,
+      windows: windows
+        .filter((window) => window.name === 'minute' || window.name === 'day')
+        .map(({ name, limit, remaining, resetAt }) => ({ name: name as 'minute' | 'day', limit, remaining, reset: resetAt })),
+      bannedUntil: bannedUntil === undefined ? null : new Date(bannedUntil).toISOString(),
+      today,
+    };
   }
 
   // Each operation's span options, made once.
@@ -320,12 +423,18 @@ export function createPetStore(options: PetStoreOptions): PetStore {
 
   async function run(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<any>> {
     const meta: ResponseMeta = {};
+    const op = operations[operationId] as OperationDefinition;
+    const caller: Caller = {};
     try {
       const { principal } = context;
-      const key = principal ? undefined : await count(context, meta, operationId);
-      if (principal) await countPrincipal(principal, meta, operationId);
-      else if (!key) throw await withoutKey(context);
-      const op = operations[operationId];
+      const own = op.ownLimitPerMinute === undefined ? undefined : await countOwn(context, meta, op, caller);
+      const key = own ? caller.key : principal ? undefined : await count(context, meta, operationId, 1, caller);
+      if (own) {
+        // Admitted by its own limit.
+      } else if (principal) {
+        caller.principal = principal;
+        await countPrincipal(principal, meta, operationId);
+      } else if (!key) throw await withoutKey(context);
       if (op.deprecation) {
         if (key) deprecatedUsage.record(key.id, operationId);
         meta.deprecation = op.deprecation;
@@ -338,12 +447,13 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       }
       const idempotencyKey = op.writes && key ? context.idempotencyKey : undefined;
       const input = validateWithIdempotencyKey(op.input, await readInput(), idempotencyKey);
-      const handle = (repository: PetRepository) =>
-        (op as OperationDefinition).run(input, { pets: repository, meta, cached: pages.get });
+      const standing = () => standingOf(caller, own?.windows ?? meta.rateLimit ?? [], own?.bannedUntil);
+      const handle = (repository: PetRepository) => op.run(input, { pets: repository, meta, cached: pages.get, standing });
       if (idempotencyKey === undefined) {
         const data = await handle(pets);
         if (op.writes) pages.invalidate();
         if (key) succeeded(key, context);
+        used(caller, operationId, 'served');
         return { data, meta };
       }
       const result = await idempotency.run(
@@ -353,9 +463,12 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       if (result.replayed) meta.replayed = true;
       else pages.invalidate();
       succeeded(key!, context);
+      used(caller, operationId, 'served');
       return { data: result.data, meta };
     } catch (error) {
-      throw failure(error, meta);
+      const failed = failure(error, meta);
+      used(caller, operationId, outcomeOf(failed.status, failed.code));
+      throw failed;
     }
   }
 
@@ -377,7 +490,10 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       }
     },
     deprecatedUsage: () => deprecatedUsage.list(),
-    close: () => deprecatedUsage.close(),
+    usage: (query?: UsageQuery) => usage.query(query),
+    close: async () => {
+      await Promise.all([deprecatedUsage.close(), usage.close()]);
+    },
     apiKeys,
     clock,
   } satisfies PetStore);

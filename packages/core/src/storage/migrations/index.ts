@@ -5,6 +5,7 @@ import { idempotency } from './003-idempotency.js';
 import { deprecatedCalls } from './2026-11-23-deprecated-calls.js';
 import { keyLifecycle } from './2026-11-23-key-lifecycle.js';
 import { domains } from './2026-11-24-domains.js';
+import { usage } from './2026-11-27-usage.js';
 
 /** Every migration, by name, each making its tables in the schema given; names sort in the order they run. Append only. */
 const migrationsIn = {
@@ -14,6 +15,7 @@ const migrationsIn = {
   '2026-11-23-010-deprecated-calls': deprecatedCalls,
   '2026-11-23-011-key-lifecycle': keyLifecycle,
   '2026-11-24-020-domains': domains,
+  '2026-11-27-030-usage': usage,
 } satisfies Record<string, (schema: string | undefined) => Migration>;
 
 /** The names of every migration of the store. */
