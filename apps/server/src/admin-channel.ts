@@ -12,7 +12,7 @@ import { adminChannelFolders, preparePrivateFolder, readTrustedToken, writeToken
  */
 
 /** The key store methods the tool may call remotely. */
-const METHODS = new Set(['create', 'list', 'revoke', 'setLimits', 'roll', 'deprecatedUsage']);
+const METHODS = new Set(['create', 'list', 'revoke', 'setLimits', 'roll', 'deprecatedUsage', 'usage']);
 /** The domain store methods the tool may call remotely, and which of them change what is served. */
 const DOMAIN_METHODS = new Set(['add', 'verify', 'list', 'remove', 'redirect']);
 const DOMAIN_CHANGES = new Set(['add', 'verify', 'remove', 'redirect']);
@@ -22,8 +22,8 @@ export type DomainAdmin = Pick<DomainStore, 'add' | 'verify' | 'list' | 'remove'
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
 const revive = (_key: string, value: unknown) => (typeof value === 'string' && ISO_DATE.test(value) ? new Date(value) : value);
 
-/** What the key tool works with: the key store, and the deprecated-operation inventory. */
-export type KeyAdmin = ApiKeyStore & Pick<PetStore, 'deprecatedUsage'>;
+/** What the key tool works with: the key store, the deprecated-operation inventory and the usage ledger. */
+export type KeyAdmin = ApiKeyStore & Pick<PetStore, 'deprecatedUsage' | 'usage'>;
 
 /** What the admin listener serves. */
 export interface AdminTarget {

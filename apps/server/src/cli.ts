@@ -7,6 +7,7 @@ import {
   type DeprecatedUsage,
   type DomainRecord,
   type OperationId,
+  type UsageQuery,
 } from '@petstore/core';
 import { readFile } from 'node:fs/promises';
 import { createDnsCheck, openDatabase, openPetStore, restoreDataDir } from '@petstore/embed';
@@ -174,7 +175,7 @@ async function openKeys(config: Config) {
     release,
   });
   return {
-    keys: { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage() } as KeyAdmin,
+    keys: { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage(), usage: (query?: UsageQuery) => service.store.usage(query) } as KeyAdmin,
     close: () => service.close(),
   };
 }

@@ -194,6 +194,7 @@ const Environment = z.object({
   PETSTORE_SHED_LAG_MS: z.preprocess(unsetIfEmpty, integer(0, 60_000).default(DEFAULT_SHED_LAG_MS)),
   PETSTORE_SHED_UTILIZATION: z.preprocess(unsetIfEmpty, fraction.default(0)),
   PETSTORE_DRAIN_MS: z.preprocess(unsetIfEmpty, integer(0, 600_000).default(1_000)),
+  PETSTORE_USAGE_RETENTION_DAYS: z.preprocess(unsetIfEmpty, integer(1, 36_500).default(400)),
 });
 
 /** The service's configuration. */
@@ -248,6 +249,8 @@ function toConfig(env: z.output<typeof Environment>) {
     shedUtilization: env.PETSTORE_SHED_UTILIZATION,
     /** After SIGTERM: how long open connections are still served, each response closing its connection. */
     drainMs: env.PETSTORE_DRAIN_MS,
+    /** UTC days the usage ledger keeps, today included. */
+    usageRetentionDays: env.PETSTORE_USAGE_RETENTION_DAYS,
     quota: {
       banThreshold: env.PETSTORE_BAN_THRESHOLD,
       banSeconds: env.PETSTORE_BAN_SECONDS,

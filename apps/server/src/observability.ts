@@ -49,8 +49,14 @@ export function createObservability(options: { logger: Logger }) {
   });
   const deprecatedCalls = new Counter({
     name: 'petstore_deprecated_calls_total',
-    help: 'Calls of deprecated operations by operation and API key id, since this process started.',
-    labelNames: ['operation', 'key_id'],
+    help: 'Calls of deprecated operations by operation and plan, since this process started (per key: petstore usage).',
+    labelNames: ['operation', 'plan'],
+    registers: [registry],
+  });
+  const calls = new Counter({
+    name: 'petstore_calls_total',
+    help: 'Calls of API keys and principals by plan, operation (unmatched: none) and outcome (served, rateLimited, banned, clientErrors, serverErrors); per key: petstore usage.',
+    labelNames: ['plan', 'operation', 'outcome'],
     registers: [registry],
   });
   // The running release as a label of a constant 1, the Prometheus idiom: joined to other series, it says which
@@ -125,7 +131,8 @@ export function createObservability(options: { logger: Logger }) {
         if (reason !== 'overloaded') latency.observe({ method, route }, seconds);
       },
       rateLimited: ({ plan, code }) => refused.inc({ plan, code }),
-      deprecatedCall: ({ operationId, keyId }) => deprecatedCalls.inc({ operation: operationId, key_id: String(keyId) }),
+      deprecatedCall: ({ operationId, plan }) => deprecatedCalls.inc({ operation: operationId, plan }),
+      callCounted: ({ plan, operationId, outcome }) => calls.inc({ plan, operation: operationId, outcome }),
     } satisfies PetStoreMetrics,
   };
 }

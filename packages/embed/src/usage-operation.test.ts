@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Clock } from '@petstore/core';
+import type { Clock, Usage } from '@petstore/core';
 import type { AppRouter } from '@petstore/trpc';
 import { databaseUrl, scratchPostgres } from '@petstore/testing';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
@@ -90,7 +90,7 @@ describe.each(targets)('GET /v1/usage and pets.usage on $name', (target) => {
     const list = await fetch(`${root}/v1/pets`, { headers: auth(FREE) });
     expect(list.headers.get('x-ratelimit-remaining')).toBe('58');
     // The usage calls are in the ledger, as served calls of getUsage.
-    const { today } = await (await fetch(`${root}/v1/usage`, { headers: auth(FREE) })).json();
+    const { today } = (await (await fetch(`${root}/v1/usage`, { headers: auth(FREE) })).json()) as Usage;
     expect(today.operations).toContainEqual(expect.objectContaining({ operationId: 'getUsage', served: 100 }));
     expect(today.operations).toContainEqual(expect.objectContaining({ operationId: 'listPets', served: 2 }));
   });
@@ -100,7 +100,7 @@ describe.each(targets)('GET /v1/usage and pets.usage on $name', (target) => {
     for (let i = 0; i < 19; i++) expect((await fetch(`${root}/v1/usage`, { headers: auth(FREE) })).status).toBe(200);
     const refused = await fetch(`${root}/v1/usage`, { headers: auth(FREE) });
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect((await refused.json()) as object).toMatchObject({ code: 'rate_limited', status: 429 });
     expect(refused.headers.get('x-ratelimit-limit')).toBe('120');
     expect(Number(refused.headers.get('retry-after'))).toBe(50);
     const list = await fetch(`${root}/v1/pets`, { headers: auth(FREE) });
@@ -111,7 +111,7 @@ describe.each(targets)('GET /v1/usage and pets.usage on $name', (target) => {
   it('gives callers without a valid key and banned callers their usual answers', async () => {
     const none = await fetch(`${root}/v1/usage`);
     expect(none.status).toBe(401);
-    expect((await none.json()).code).toBe('missing_api_key');
+    expect(((await none.json()) as { code: string }).code).toBe('missing_api_key');
     expect((await fetch(`${root}/v1/usage`, { headers: auth('psk_wrong-key-0000000000000000') })).status).toBe(401);
     // OTHER spends its minute, then is banned (threshold 2).
     const codes = new Set<number>();
@@ -119,7 +119,7 @@ describe.each(targets)('GET /v1/usage and pets.usage on $name', (target) => {
     expect(codes).toEqual(new Set([200, 429]));
     const banned = await fetch(`${root}/v1/usage`, { headers: auth(OTHER) });
     expect(banned.status).toBe(429);
-    expect((await banned.json()).code).toBe('api_key_banned');
+    expect(((await banned.json()) as { code: string }).code).toBe('api_key_banned');
     expect(Number(banned.headers.get('retry-after'))).toBeGreaterThan(60);
   });
 

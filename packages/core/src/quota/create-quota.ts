@@ -15,7 +15,7 @@ import { createKnownKeys } from './known-keys.js';
 import { createMemoryCounters } from './memory-counters.js';
 import { createPostgresCounters, type PostgresPoolLike } from './postgres-counters.js';
 import { createRedisCounters, type RedisLike } from './redis-counters.js';
-import { bindingFirst, DAY_MS, MINUTE_MS, retryAfterSeconds, windowIndex, windowState } from './windows.js';
+import { bindingFirst, DAY_MS, MINUTE_MS, windowIndex, windowState } from './windows.js';
 
 /**
  * Ban threshold and length, and the limit on requests without a valid key.

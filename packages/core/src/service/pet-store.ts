@@ -214,8 +214,10 @@ export function createPetStore(options: PetStoreOptions): PetStore {
 
   /** Adds a request of a known caller to the usage ledger. */
   function used(caller: Caller, operationId: string, outcome: UsageOutcome, requests = 1) {
-    if (caller.principal) usage.record({ principalId: caller.principal.id }, caller.principal.plan, operationId, outcome, requests);
-    else if (caller.key) usage.record({ keyId: caller.key.id }, caller.key.plan, operationId, outcome, requests);
+    const who = caller.principal ?? caller.key;
+    if (!who) return;
+    usage.record(caller.principal ? { principalId: caller.principal.id } : { keyId: caller.key!.id }, who.plan, operationId, outcome, requests);
+    for (let i = 0; i < requests; i++) metrics?.callCounted?.({ plan: who.plan, operationId, outcome });
   }
 
   function failure(error: unknown, meta: ResponseMeta): PetStoreError {
