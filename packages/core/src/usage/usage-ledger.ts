@@ -107,6 +107,10 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
   // The UTC day of the last prune: the ledger prunes on its first flush and on the first flush of each new day.
   let prunedOn: string | undefined;
 
+  // The UTC day of the requests being counted, found again only when the clock leaves it.
+  let dayStart = Number.NaN;
+  let day = '';
+
   function add(entry: Pending) {
     const id = `${entry.day}\u0000${entry.subject}\u0000${entry.plan}\u0000${entry.operationId}`;
     const known = pending.get(id);
@@ -169,9 +173,19 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
 
   return {
     record(subject, plan, operationId, outcome, requests = 1) {
-      const counts = { served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
-      counts[outcome] = requests;
-      add({ day: utcDay(clock.now()), subject: subjectText(subject), plan, operationId, ...counts });
+      const now = clock.now();
+      if (!(now >= dayStart && now < dayStart + DAY_MS)) {
+        dayStart = now - (((now % DAY_MS) + DAY_MS) % DAY_MS);
+        day = utcDay(dayStart);
+      }
+      const who = subjectText(subject);
+      const id = `${day}\u0000${who}\u0000${plan}\u0000${operationId}`;
+      let entry = pending.get(id);
+      if (!entry) {
+        entry = { day, subject: who, plan, operationId, served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
+        pending.set(id, entry);
+      }
+      entry[outcome] += requests;
       if (timer === undefined) {
         timer = setInterval(() => void flush(), flushEveryMs);
         timer.unref();
