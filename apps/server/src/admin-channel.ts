@@ -19,7 +19,7 @@ import {
  */
 
 /** The key store methods the tool may call remotely. */
-const METHODS = new Set(['create', 'list', 'revoke', 'setLimits', 'roll', 'deprecatedUsage']);
+const METHODS = new Set(['create', 'list', 'revoke', 'setLimits', 'roll', 'deprecatedUsage', 'usage']);
 /** The domain store methods the tool may call remotely, and which of them change what is served. */
 const DOMAIN_METHODS = new Set(['add', 'verify', 'list', 'remove', 'redirect']);
 const DOMAIN_CHANGES = new Set(['add', 'verify', 'remove', 'redirect']);

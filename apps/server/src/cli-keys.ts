@@ -61,7 +61,7 @@ async function openKeys(config: Config, io: CliIo): Promise<{ keys: KeyAdmin; cl
     release,
   });
   return {
-    keys: { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage() } as KeyAdmin,
+    keys: { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage(), usage: (query?: Parameters<KeyAdmin['usage']>[0]) => service.store.usage(query) } as KeyAdmin,
     close: () => service.close(),
   };
 }

@@ -197,6 +197,7 @@ const Environment = z.object({
   PETSTORE_SHED_LAG_MS: z.preprocess(unsetIfEmpty, integer(0, 60_000).default(DEFAULT_SHED_LAG_MS)),
   PETSTORE_SHED_UTILIZATION: z.preprocess(unsetIfEmpty, fraction.default(0)),
   PETSTORE_DRAIN_MS: z.preprocess(unsetIfEmpty, integer(0, 600_000).default(1_000)),
+  PETSTORE_USAGE_RETENTION_DAYS: z.preprocess(unsetIfEmpty, integer(1, 36_500).default(400)),
   // Tuning and test knobs (docs/configuration.md): the production defaults are DECISIONS'.
   PETSTORE_BODY_TIMEOUT_MS: z.preprocess(unsetIfEmpty, integer(1, 600_000).default(10_000)),
   PETSTORE_WRITE_TIMEOUT_MS: z.preprocess(unsetIfEmpty, integer(1, 600_000).default(10_000)),
@@ -262,6 +263,8 @@ function toConfig(env: z.output<typeof Environment>) {
     shedUtilization: env.PETSTORE_SHED_UTILIZATION,
     /** After SIGTERM: how long open connections are still served, each response closing its connection. */
     drainMs: env.PETSTORE_DRAIN_MS,
+    /** UTC days the usage ledger keeps, today included. */
+    usageRetentionDays: env.PETSTORE_USAGE_RETENTION_DAYS,
     /** How long a request body may take to arrive after its headers (else 408 and the connection closes), in ms. */
     bodyTimeoutMs: env.PETSTORE_BODY_TIMEOUT_MS,
     /** How long a written response may wait for its client to take it before the connection closes, in ms. */

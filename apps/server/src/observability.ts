@@ -49,8 +49,14 @@ export function createObservability(options: { logger: Logger }) {
   });
   const deprecatedCalls = new Counter({
     name: 'petstore_deprecated_calls_total',
-    help: 'Calls of deprecated operations by operation and API key id, since this process started.',
-    labelNames: ['operation', 'key_id'],
+    help: 'Calls of deprecated operations by operation and plan, since this process started (per key: petstore usage).',
+    labelNames: ['operation', 'plan'],
+    registers: [registry],
+  });
+  const calls = new Counter({
+    name: 'petstore_calls_total',
+    help: 'Calls of API keys and principals by plan, operation (unmatched: none) and outcome (served, rateLimited, banned, clientErrors, serverErrors); per key: petstore usage.',
+    labelNames: ['plan', 'operation', 'outcome'],
     registers: [registry],
   });
   const databaseWait = new Histogram({
@@ -132,7 +138,8 @@ export function createObservability(options: { logger: Logger }) {
         if (reason !== 'overloaded') latency.observe({ method, route }, seconds);
       },
       rateLimited: ({ plan, code }) => refused.inc({ plan, code }),
-      deprecatedCall: ({ operationId, keyId }) => deprecatedCalls.inc({ operation: operationId, key_id: String(keyId) }),
+      deprecatedCall: ({ operationId, plan }) => deprecatedCalls.inc({ operation: operationId, plan }),
+      callCounted: ({ plan, operationId, outcome }) => calls.inc({ plan, operation: operationId, outcome }),
       databaseWait: ({ stage, seconds }) => databaseWait.observe({ stage }, seconds),
     } satisfies PetStoreMetrics,
   };

@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerOptions } from 'node:http';
 import { stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createDomainStore, type Clock, type DomainStore } from '@petstore/core';
+import { createDomainStore, type Clock, type DomainStore, type UsageQuery } from '@petstore/core';
 import {
   closeGracefully,
   createDnsCheck,
@@ -93,6 +93,7 @@ export async function startServer(
     // A fleet restarted during a Redis outage comes back serving 503 (and /healthz naming Redis) until Redis returns.
     onRedisUnreachable: (error) => logger.error({ dependency: 'redis', cause: error.message }, 'redis unavailable at start: answering 503 until it returns'),
     quota: config.quota,
+    usage: { retentionDays: config.usageRetentionDays },
     release,
     metrics: observability.metrics,
     tracerProvider,
@@ -174,7 +175,7 @@ export async function startServer(
     // The key tool's way in while the service holds the embedded folder (see admin-channel.ts).
     const { backup } = service.database;
     if (config.dataDirIsFolder && backup) {
-      const keys = { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage() };
+      const keys = { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage(), usage: (query?: UsageQuery) => service.store.usage(query) };
       const target = { keys, backup, domains, onDomainsChanged: domainRegistry.refresh };
       // A place someone else holds (a shared XDG_RUNTIME_DIR) costs the key tool its way in, never the API.
       admin = await openAdminChannel(config.dataDir, target, { runtimeDir: config.runtimeDir }).catch((error: unknown) => {

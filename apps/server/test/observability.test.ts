@@ -88,11 +88,13 @@ describe('request ids, logs and metrics', () => {
     expect(text).not.toMatch(/route="\/v1\/pets\/[0-9]/);
   });
 
-  it('counts calls of deprecated operations by key on the metrics port', async () => {
+  it('counts calls of deprecated operations, and every call, by plan on the metrics port, never by key', async () => {
     const text = await (await fetch(`${running.metricsUrl}/metrics`)).text();
-    const calls = /petstore_deprecated_calls_total\{operation="getPet",key_id="(\d+)"\} (\d+)/.exec(text);
-    expect(calls).not.toBeNull();
-    expect(Number(calls![2])).toBeGreaterThan(0);
+    const deprecated = /petstore_deprecated_calls_total\{operation="getPet",plan="free"\} (\d+)/.exec(text);
+    expect(deprecated).not.toBeNull();
+    expect(Number(deprecated![1])).toBeGreaterThan(0);
+    expect(text).toMatch(/petstore_calls_total\{plan="free",operation="getPet",outcome="rateLimited"\} [1-9]/);
+    expect(text).not.toMatch(/key_id|keyId/);
   });
 
   it('labels metrics and logs by route template, so made-up paths cannot grow the series', async () => {

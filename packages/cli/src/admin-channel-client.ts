@@ -9,7 +9,7 @@ import { adminChannelFolders, readTrustedToken, type AdminChannelFolder } from '
  */
 
 /** What the key tool works with: the key store, and the deprecated-operation inventory. */
-export type KeyAdmin = ApiKeyStore & Pick<PetStore, 'deprecatedUsage'>;
+export type KeyAdmin = ApiKeyStore & Pick<PetStore, 'deprecatedUsage' | 'usage'>;
 
 /** What the key tool works with for custom domains. */
 export type DomainAdmin = Pick<DomainStore, 'add' | 'verify' | 'list' | 'remove' | 'redirect'>;

@@ -13,7 +13,7 @@ export {
 } from './operations/operations.js';
 export { defineOperation } from './operations/operation.js';
 export type { ResponseMeta, RateLimitWindow } from './service/response-meta.js';
-export { unlimitedQuota, type Quota } from './service/quota.js';
+export { unlimitedQuota, type Quota, type QuotaStanding } from './service/quota.js';
 export { createQuota, type ClosableQuota, type QuotaOptions, type QuotaStore } from './quota/create-quota.js';
 export type { KeptCountersOptions } from './quota/kept-counters.js';
 export type { PostgresPoolLike } from './quota/postgres-counters.js';
@@ -50,6 +50,8 @@ export {
   type IdempotentResult,
 } from './idempotency/idempotency-store.js';
 export type { DeprecatedUsage } from './usage/deprecated-usage.js';
+export { Usage, UsageCounts, UsageWindow } from './domain/usage-schemas.js';
+export { utcDay, type UsageOutcome, type UsageQuery, type UsageRow, type UsageSubject } from './usage/usage-ledger.js';
 export type { Database } from './storage/database.js';
 export type { Migration, MigrationProvider } from './storage/migration-types.js';
 export {

@@ -122,5 +122,6 @@ export function createServicePipeline(store: PetStore, options: HandlerOptions =
     handle: (request: StandardRequest, handleOptions?: { fallThrough?: boolean }): Promise<PipelineResult> =>
       trpc ? pipeline.handle(request, handleOptions) : loading.then(() => pipeline.handle(request, handleOptions)),
     contextOf: (request: StandardRequest) => pipeline.contextOf(request),
+    rankOf: (token: string | undefined) => pipeline.rankOf(token),
   };
 }

@@ -134,6 +134,8 @@ export interface StoreOptions {
   metrics?: PetStoreOptions['metrics'];
   /** OpenTelemetry tracer provider of the store's spans: the global one by default; `false` for none. */
   tracerProvider?: PetStoreOptions['tracerProvider'];
+  /** The usage ledger's flush interval (its delay, 5000 ms by default) and the UTC days it keeps (400 by default). */
+  usage?: PetStoreOptions['usage'];
 }
 
 /** An open pet store with its database (and its Redis client, with the `redis` store). */
@@ -221,6 +223,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       ...(options.onRequestCounted ? { onRequestCounted: options.onRequestCounted } : {}),
       metrics: options.metrics,
       tracerProvider: options.tracerProvider,
+      usage: options.usage,
     });
     for (const { key, plan, limits } of options.apiKeys ?? []) {
       await store.apiKeys.ensure(key, { plan, ...(limits ? { limits } : {}) });

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Usage } from '../domain/usage-schemas.js';
 import type { ResponseMeta } from '../service/response-meta.js';
 import type { PetRepository } from '../storage/pet-repository.js';
 
@@ -25,6 +26,8 @@ export interface OperationEnv {
    * @example await env.cached(`page:${afterId}`, () => env.pets.list(query))
    */
   cached<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /** Where the caller stands: its plan, its windows as they are (nothing counted), its ban and today's usage. */
+  standing(): Promise<Usage>;
 }
 
 /**
@@ -60,6 +63,11 @@ export interface OperationDefinition<Input extends z.ZodType = z.ZodType, Output
    * clients read no `Link` header. REST has no such route.
    */
   readonly pageProcedure?: string;
+  /**
+   * Calls per minute per key (or principal) allowed by a limit of the operation's own, instead of counting against
+   * the plan's windows, which it leaves untouched and answers in its rate-limit headers (`getUsage`).
+   */
+  readonly ownLimitPerMinute?: number;
   /** Runs the operation on validated input, once the request is admitted. */
   run(input: z.output<Input>, env: OperationEnv): Promise<z.output<Output>>;
 }

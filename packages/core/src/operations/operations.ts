@@ -1,5 +1,6 @@
 import { createPet } from './create-pet.js';
 import { getPet } from './get-pet.js';
+import { getUsage } from './get-usage.js';
 import { listPets } from './list-pets.js';
 
 export type { Deprecation, OperationDefinition, OperationEnv, Stability } from './operation.js';
@@ -13,6 +14,7 @@ export const operations = Object.freeze({
   listPets,
   createPet,
   getPet,
+  getUsage,
 });
 
 /** The name of one of the operations. */

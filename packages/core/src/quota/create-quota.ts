@@ -6,7 +6,7 @@ import { schemaName } from '../storage/schema.js';
 import type { Quota } from '../service/quota.js';
 import type { RateLimitWindow } from '../service/response-meta.js';
 import { addressBucket } from './address-bucket.js';
-import { banEnd, banValue } from './ban.js';
+import { banEnd, banRefusal, banValue } from './ban.js';
 import { coalesced } from './coalesced-counters.js';
 import type { Counters } from './counters.js';
 import { createKeptCounters, type KeptCountersOptions } from './kept-counters.js';
@@ -14,7 +14,7 @@ import { createKnownKeys, tokenDigest } from './known-keys.js';
 import { createMemoryCounters } from './memory-counters.js';
 import { createPostgresCounters, type PostgresPoolLike } from './postgres-counters.js';
 import { createRedisCounters, type RedisLike } from './redis-counters.js';
-import { bindingFirst, DAY_MS, MINUTE_MS, retryAfterSeconds, windowIndex, windowState } from './windows.js';
+import { bindingFirst, DAY_MS, MINUTE_MS, windowIndex, windowState } from './windows.js';
 
 /**
  * Ban threshold and length, and the limit on requests without a valid key.
@@ -187,15 +187,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
 
     let bannedUntil = ban === undefined ? -Infinity : banEnd(ban);
     if (bannedUntil <= now && minuteCount > perMinute + banThreshold) bannedUntil = banEnd(await startBan(banKey, now));
-    if (bannedUntil > now) {
-      const until = new Date(bannedUntil).toISOString();
-      throw refused(
-        'api_key_banned',
-        `The API key is banned until ${until} after repeated requests over its limit.`,
-        windows,
-        retryAfterSeconds(bannedUntil - now),
-      );
-    }
+    if (bannedUntil > now) throw banRefusal(windows, bannedUntil, now);
     if (!minuteFits) {
       throw refused('rate_limited', `Rate limit exceeded: ${perMinute} requests per minute.`, windows, minute.resetIn);
     }
@@ -250,6 +242,31 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     if (count >= perAddressPerMinute) addressWindow(address, count + 1, now);
   }
 
+  async function standing(key: QuotaSubject) {
+    const now = clock.now();
+    const { perMinute, perDay } = key.limits;
+    const [minuteCount, dayCount, ban] = await Promise.all([
+      counters.read(`m:${key.id}:${windowIndex(now, MINUTE_MS)}`),
+      counters.read(`d:${key.id}:${windowIndex(now, DAY_MS)}`),
+      readRecent(`b:${key.id}`, now),
+    ]);
+    const minute = windowState('minute', perMinute, minuteCount ?? 0, MINUTE_MS, now);
+    const day = windowState('day', perDay, dayCount ?? 0, DAY_MS, now);
+    const bannedUntil = ban === undefined ? undefined : banEnd(ban);
+    const windows = bindingFirst(minute, day);
+    return bannedUntil !== undefined && bannedUntil > now ? { windows, bannedUntil } : { windows };
+  }
+
+  async function consumeOwn(key: QuotaSubject, operationId: string, perMinute: number): Promise<RateLimitWindow[]> {
+    const now = clock.now();
+    const count = await counters.increment(`o:${operationId}:${key.id}:${windowIndex(now, MINUTE_MS)}`, MINUTE_ENTRY_SECONDS);
+    const window = windowState('own', perMinute, count, MINUTE_MS, now);
+    if (count > perMinute) {
+      throw refused('rate_limited', `Rate limit exceeded: ${perMinute} calls of ${operationId} per minute.`, [window], window.resetIn);
+    }
+    return [window];
+  }
+
   // Which keys succeeded from which addresses: in the same store, so every instance on it knows them.
   const knownKeys = createKnownKeys(counters, clock);
 
@@ -259,6 +276,8 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     checkAddress,
     knowsToken: (token: string, address: string) => knownKeys.has(tokenDigest(token), addressKey(address)),
     tokenSucceeded: (token: string, address: string) => knownKeys.record(tokenDigest(token), addressKey(address)),
+    standing,
+    consumeOwn,
     ready: async () => kept?.ready,
     clearExpired: counters.clearExpired,
     flush: knownKeys.flush,

@@ -19,7 +19,11 @@ import { countedInto, type PetStoreMetrics } from '../telemetry/metrics.js';
 import { inTrace, openTelemetry } from '../telemetry/open-telemetry.js';
 import type { TracerProviderLike } from '../telemetry/tracer-provider.js';
 import { inSpan, recordFailure, storeTracer, tracedRepository } from '../telemetry/tracing.js';
+import type { Usage } from '../domain/usage-schemas.js';
+import type { ErrorCode } from '../errors/error-codes.js';
+import { banRefusal } from '../quota/ban.js';
 import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
+import { createUsageLedger, utcDay, type UsageOutcome, type UsageQuery, type UsageRow } from '../usage/usage-ledger.js';
 import { createPageCache } from './page-cache.js';
 import { unlimitedQuota, type Quota } from './quota.js';
 import type { RateLimitWindow, ResponseMeta } from './response-meta.js';
@@ -113,9 +117,10 @@ export interface PetStore extends OperationMethods {
    * refused with 429. `countedAs` is how many of them a key's windows count (default all): the calls of a batch
    * refused after its first 429 count as none, so that one batch is one request toward a ban (DECISIONS "Hostile
    * clients and overload"); refused when the windows are over their limits with that count.
-   * @example await store.meter(context, 40, { countedAs: 1 }) // 40 calls of a batch, refused as one request
+   * `answered` is the error the request gets (`not_found` by default), for the usage ledger.
+   * @example await store.meter(context, 40, { countedAs: 1, answered: 'rate_limited' }) // 40 calls of a batch, refused as one request
    */
-  meter(context: CallContext, requests?: number, options?: { countedAs?: number }): Promise<ResponseMeta>;
+  meter(context: CallContext, requests?: number, options?: { countedAs?: number; answered?: ErrorCode }): Promise<ResponseMeta>;
   /** Whether the database answers. */
   isHealthy(): Promise<boolean>;
   /**
@@ -123,6 +128,12 @@ export interface PetStore extends OperationMethods {
    * few seconds; this instance's pending counts are written first).
    */
   deprecatedUsage(): Promise<DeprecatedUsage[]>;
+  /**
+   * The usage ledger (DECISIONS "Usage"): requests per API key or principal, UTC day, plan and operation, by outcome,
+   * this instance's pending counts written first; other instances' within their flush delay (5 s by default).
+   * @example await store.usage({ from: '2026-11-01', to: '2026-11-30', plan: 'pro' })
+   */
+  usage(query?: UsageQuery): Promise<UsageRow[]>;
   /** Writes what is still counted in memory and stops the store's timers. */
   close(): Promise<void>;
   /** The key store, for the key tool and for seeding keys. */
@@ -174,6 +185,24 @@ export interface PetStoreOptions {
    * installed it, no tracing code runs either, and passing a provider throws an error naming the package to install.
    */
   tracerProvider?: TracerProviderLike | false | undefined;
+  /**
+   * The usage ledger: how often counts kept in memory are written (the ledger's delay, default 5000 ms), and how many
+   * UTC days are kept (default 400; older days are deleted).
+   */
+  usage?: { flushEveryMs?: number; retentionDays?: number } | undefined;
+}
+
+/** Who a request was counted against, once known: a valid key, or the principal a host named. */
+interface Caller {
+  key?: ApiKeyRecord;
+  principal?: Principal;
+}
+
+/** How a request ended, as the usage ledger counts it. */
+function outcomeOf(status: number, code: string): UsageOutcome {
+  if (code === 'api_key_banned') return 'banned';
+  if (status === 429) return 'rateLimited';
+  return status >= 500 ? 'serverErrors' : 'clientErrors';
 }
 
 /**
@@ -198,6 +227,15 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
   const idempotency = createIdempotencyStore({ db, clock });
   const deprecatedUsage = createDeprecatedUsageLedger({ db, clock });
+  const usage = createUsageLedger({ db, clock, ...options.usage });
+
+  /** Adds a request of a known caller to the usage ledger. */
+  function used(caller: Caller, operationId: string, outcome: UsageOutcome, requests = 1) {
+    const who = caller.principal ?? caller.key;
+    if (!who) return;
+    usage.record(caller.principal ? { principalId: caller.principal.id } : { keyId: caller.key!.id }, who.plan, operationId, outcome, requests);
+    for (let i = 0; i < requests; i++) metrics?.callCounted?.({ plan: who.plan, operationId, outcome });
+  }
 
   function failure(error: unknown, meta: ResponseMeta): PetStoreError {
     const failed =
@@ -232,8 +270,9 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     operationId?: OperationId,
     requests = 1,
     countedAs = requests,
+    caller?: Caller,
   ): Promise<ApiKeyRecord | undefined> {
-    const key = await admit(context, meta, operationId, requests);
+    const key = await admit(context, meta, operationId, requests, caller);
     if (!key) return undefined;
     meta.rateLimit = await quota
       .consumeKey(subjectOf(key), countedAs)
@@ -249,7 +288,13 @@ export function createPetStore(options: PetStoreOptions): PetStore {
    * address and of the tokens known there, with no key look-up and no further count of the address, unless its token
    * is one known there (then it goes on as usual). So a right guess and a wrong one take the same path and time.
    */
-  async function admit(context: CallContext, meta: ResponseMeta, operationId?: OperationId, requests = 1): Promise<ApiKeyRecord | undefined> {
+  async function admit(
+    context: CallContext,
+    meta: ResponseMeta,
+    operationId?: OperationId,
+    requests = 1,
+    caller?: Caller,
+  ): Promise<ApiKeyRecord | undefined> {
     const token = context.apiKey;
     const address = addressOf(context);
     const countAddress = async () => {
@@ -270,6 +315,8 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     const key = await authenticator.verify(token);
     if (!key) return countAddress();
     meta.keyId = key.id;
+    // Only now is the request the key's: a refusal by the address rule is not charged to it, nor in its usage.
+    if (caller) caller.key = key;
     return key;
   }
 
@@ -312,16 +359,74 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     }
   }
 
-  async function meter(context: CallContext, requests = 1, options: { countedAs?: number } = {}): Promise<ResponseMeta> {
+  async function meter(
+    context: CallContext,
+    requests = 1,
+    options: { countedAs?: number; answered?: ErrorCode } = {},
+  ): Promise<ResponseMeta> {
     const meta: ResponseMeta = {};
-    const { countedAs = requests } = options;
+    const { countedAs = requests, answered = 'not_found' } = options;
+    const caller: Caller = context.principal ? { principal: context.principal } : {};
     try {
       if (context.principal) await countPrincipal(context.principal, meta, undefined, requests, countedAs);
-      else await count(context, meta, undefined, requests, countedAs);
+      else await count(context, meta, undefined, requests, countedAs, caller);
+      const { status } = new PetStoreError(answered);
+      used(caller, 'unmatched', outcomeOf(status, answered), requests);
       return meta;
     } catch (error) {
-      throw failure(error, meta);
+      const failed = failure(error, meta);
+      used(caller, 'unmatched', outcomeOf(failed.status, failed.code), requests);
+      throw failed;
     }
+  }
+
+  /**
+   * Admits a call of an operation with a limit of its own (`getUsage`): the key verified and the address rule
+   * applied as for any call, then the caller's standing read (a banned caller gets its usual 429), then the call
+   * counted against the operation's own limit, never the plan's windows, which the answer's headers show.
+   */
+  async function countOwn(context: CallContext, meta: ResponseMeta, op: OperationDefinition, caller: Caller) {
+    const operationId = op.operationId as OperationId;
+    let subject: QuotaSubject;
+    if (context.principal) {
+      caller.principal = context.principal;
+      meta.principalId = context.principal.id;
+      subject = quotaSubject(context.principal, plans);
+    } else {
+      const key = await admit(context, meta, operationId, 1, caller);
+      if (!key) throw await withoutKey(context);
+      subject = subjectOf(key);
+    }
+    const standing = await quota.standing(subject);
+    if (standing.bannedUntil !== undefined) throw banRefusal(standing.windows, standing.bannedUntil, clock.now());
+    await quota.consumeOwn(subject, operationId, op.ownLimitPerMinute!).catch((error: unknown) => refused(error, caller.key, operationId));
+    meta.rateLimit = standing.windows;
+    return standing;
+  }
+
+  /** The body of `getUsage` for a caller admitted by {@link countOwn}. */
+  async function standingOf(caller: Caller, windows: RateLimitWindow[], bannedUntil: number | undefined): Promise<Usage> {
+    const day = utcDay(clock.now());
+    const who = caller.principal ? { principalId: caller.principal.id } : { keyId: caller.key!.id };
+    const rows = await usage.query({ from: day, to: day, ...who });
+    const zero = () => ({ served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 });
+    const today = { day, ...zero(), operations: [] as ({ operationId: string } & ReturnType<typeof zero>)[] };
+    for (const row of rows) {
+      let entry = today.operations.find((one) => one.operationId === row.operationId);
+      if (!entry) today.operations.push((entry = { operationId: row.operationId, ...zero() }));
+      for (const outcome of ['served', 'rateLimited', 'banned', 'clientErrors', 'serverErrors'] as const) {
+        entry[outcome] += row[outcome];
+        today[outcome] += row[outcome];
+      }
+    }
+    return {
+      plan: (caller.principal ?? caller.key)!.plan,
+      windows: windows
+        .filter((window) => window.name === 'minute' || window.name === 'day')
+        .map(({ name, limit, remaining, resetAt }) => ({ name: name as 'minute' | 'day', limit, remaining, reset: resetAt })),
+      bannedUntil: bannedUntil === undefined ? null : new Date(bannedUntil).toISOString(),
+      today,
+    };
   }
 
   // Each operation's span options, made once.
@@ -354,12 +459,18 @@ export function createPetStore(options: PetStoreOptions): PetStore {
 
   async function run(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<any>> {
     const meta: ResponseMeta = {};
+    const op = operations[operationId] as OperationDefinition;
+    const caller: Caller = {};
     try {
       const { principal } = context;
-      const key = principal ? undefined : await count(context, meta, operationId);
-      if (principal) await countPrincipal(principal, meta, operationId);
-      else if (!key) throw await withoutKey(context);
-      const op = operations[operationId];
+      const own = op.ownLimitPerMinute === undefined ? undefined : await countOwn(context, meta, op, caller);
+      const key = own ? caller.key : principal ? undefined : await count(context, meta, operationId, 1, 1, caller);
+      if (own) {
+        // Admitted by its own limit.
+      } else if (principal) {
+        caller.principal = principal;
+        await countPrincipal(principal, meta, operationId);
+      } else if (!key) throw await withoutKey(context);
       if (op.deprecation) {
         if (key) deprecatedUsage.record(key.id, operationId);
         meta.deprecation = op.deprecation;
@@ -372,12 +483,13 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       }
       const idempotencyKey = op.writes && key ? context.idempotencyKey : undefined;
       const input = validateWithIdempotencyKey(op.input, await readInput({ rateLimit: meta.rateLimit ?? [] }), idempotencyKey);
-      const handle = (repository: PetRepository) =>
-        (op as OperationDefinition).run(input, { pets: repository, meta, cached: pages.get });
+      const standing = () => standingOf(caller, own?.windows ?? meta.rateLimit ?? [], own?.bannedUntil);
+      const handle = (repository: PetRepository) => op.run(input, { pets: repository, meta, cached: pages.get, standing });
       if (idempotencyKey === undefined) {
         const data = await handle(pets);
         if (op.writes) pages.invalidate();
         if (key) succeeded(context);
+        used(caller, operationId, 'served');
         return { data, meta };
       }
       const result = await idempotency.run(
@@ -387,9 +499,12 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       if (result.replayed) meta.replayed = true;
       else pages.invalidate();
       succeeded(context);
+      used(caller, operationId, 'served');
       return { data: result.data, meta };
     } catch (error) {
-      throw failure(error, meta);
+      const failed = failure(error, meta);
+      used(caller, operationId, outcomeOf(failed.status, failed.code));
+      throw failed;
     }
   }
 
@@ -411,7 +526,10 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       }
     },
     deprecatedUsage: () => deprecatedUsage.list(),
-    close: () => deprecatedUsage.close(),
+    usage: (query?: UsageQuery) => usage.query(query),
+    close: async () => {
+      await Promise.all([deprecatedUsage.close(), usage.close()]);
+    },
     apiKeys,
     clock,
   } satisfies PetStore);

@@ -25,6 +25,22 @@ export interface Quota {
   knowsToken(token: string, address: string): Promise<boolean>;
   /** Remembers that a request with `token` (a valid key) from `address` succeeded; written behind, never waits, never throws. */
   tokenSucceeded(token: string, address: string): void;
+  /**
+   * The windows of a key or principal as they stand, the binding one first, counting nothing; with the end of its ban
+   * (ms since the epoch) while it is banned.
+   */
+  standing(key: QuotaSubject): Promise<QuotaStanding>;
+  /**
+   * Counts a call of an operation that has a per-minute limit of its own (`getUsage`, DECISIONS "Usage") instead of
+   * the plan's windows, which it leaves untouched; throws `rate_limited` with that window past `perMinute`.
+   */
+  consumeOwn(key: QuotaSubject, operationId: string, perMinute: number): Promise<RateLimitWindow[]>;
+}
+
+/** What {@link Quota.standing} answers. */
+export interface QuotaStanding {
+  windows: RateLimitWindow[];
+  bannedUntil?: number;
 }
 
 /** A quota that counts nothing: for embedding without limits. */
@@ -34,4 +50,6 @@ export const unlimitedQuota: Quota = Object.freeze({
   checkAddress: async () => {},
   knowsToken: async () => true,
   tokenSucceeded: () => {},
+  standing: async () => ({ windows: [] }),
+  consumeOwn: async () => [],
 });

@@ -12,8 +12,8 @@ export interface RateLimitWindow {
   resetIn: number;
   /** Length of the window in seconds (60, or 86400 for the day). */
   seconds: number;
-  /** Name of the window in the `RateLimit-Policy` field. */
-  name: 'minute' | 'day' | 'address';
+  /** Name of the window in the `RateLimit-Policy` field (`own`: an operation's limit of its own, `getUsage`'s). */
+  name: 'minute' | 'day' | 'address' | 'own';
 }
 
 /** What an answer carries besides its body, in domain terms; the HTTP edge turns it into headers. */

@@ -72,6 +72,21 @@ export interface DomainsTable {
   redirect_status: number | null;
 }
 
+export interface UsageDaysTable {
+  /** The UTC day, `YYYY-MM-DD`. */
+  day: ColumnType<string, string, string>;
+  /** `k:` and an API key's id, or `p:` and a host principal's id. */
+  subject: string;
+  plan: string;
+  /** The operation called, or `unmatched` for a request that named none (an unknown path, another method). */
+  operation_id: string;
+  served: Int8;
+  rate_limited: Int8;
+  banned: Int8;
+  client_errors: Int8;
+  server_errors: Int8;
+}
+
 /**
  * The tables of the service, as kysely sees them.
  * @example const db = new Kysely<Database>({ dialect })
@@ -82,4 +97,5 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   deprecated_calls: DeprecatedCallsTable;
   domains: DomainsTable;
+  usage_days: UsageDaysTable;
 }

@@ -1,5 +1,6 @@
 import type { CountedRequest } from '../service/pet-store.js';
 import { operations } from '../operations/operations.js';
+import type { UsageOutcome } from '../usage/usage-ledger.js';
 
 /** Why a request was answered 503 `unavailable`: which dependency could not be reached, or load shedding. */
 export type UnavailableReason = 'database' | 'redis' | 'overloaded';
@@ -18,8 +19,13 @@ export interface PetStoreMetrics {
   requestServed?(request: { method: string; route: string; status: number; seconds: number; reason?: UnavailableReason }): void;
   /** A request refused with 429: the plan counted against (`none` without a valid key) and the code. */
   rateLimited?(refusal: { plan: string; code: string }): void;
-  /** A call of a deprecated operation by an API key. */
-  deprecatedCall?(call: { operationId: string; keyId: number }): void;
+  /** A call of a deprecated operation by an API key (of `plan`): label it by plan, never by key, to stay bounded. */
+  deprecatedCall?(call: { operationId: string; keyId: number; plan: string }): void;
+  /**
+   * A call of a key or principal, as the usage ledger counts it: its plan, its operation (`unmatched` when it named
+   * none) and how it ended. Per key, the ledger (`store.usage`) is the place; metrics stay per plan.
+   */
+  callCounted?(call: { plan: string; operationId: string; outcome: UsageOutcome }): void;
   /**
    * A wait for the database on PostgreSQL opened by URL: `acquire`, for a connection of the store's pool (its queue);
    * `statement`, one statement's round trip, which behind PgBouncer includes PgBouncer's wait for a server connection.
@@ -34,6 +40,8 @@ export interface PetStoreMetrics {
 export function countedInto(metrics: PetStoreMetrics): (request: CountedRequest) => void {
   return ({ key, principal, operationId, refusal }) => {
     if (refusal) metrics.rateLimited?.({ plan: key?.plan ?? principal?.plan ?? 'none', code: refusal.code });
-    else if (key && operationId && operations[operationId].deprecation) metrics.deprecatedCall?.({ operationId, keyId: key.id });
+    else if (key && operationId && operations[operationId].deprecation) {
+      metrics.deprecatedCall?.({ operationId, keyId: key.id, plan: key.plan });
+    }
   };
 }

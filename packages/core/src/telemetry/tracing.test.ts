@@ -40,9 +40,14 @@ function recording(pets: PetRepository): { pets: PetRepository; called: Method[]
   return { pets: wrapped as unknown as PetRepository, called };
 }
 
-/** Runs an operation on a repository, as the store does once the call is admitted; a refusal is its answer. */
+/**
+ * Runs an operation on a repository, as the store does once the call is admitted; a refusal is its answer. The
+ * caller's standing (getUsage's) is the quota's and the usage ledger's, not the repository's: asked for here, it is
+ * refused, and the operation makes no query of the pets table.
+ */
 function runOn(op: OperationDefinition, input: unknown, pets: PetRepository): Promise<unknown> {
-  return op.run(input, { pets, meta: {}, cached: (_key, load) => load() }).catch((error: unknown) => {
+  const standing = () => Promise.reject(new PetStoreError('unavailable', 'No standing in this test.'));
+  return op.run(input, { pets, meta: {}, cached: (_key, load) => load(), standing }).catch((error: unknown) => {
     if (error instanceof PetStoreError) return error.toBody();
     throw error;
   });

@@ -6,7 +6,10 @@ import type { Document } from './openapi-types.js';
 import { pathsOf } from './paths.js';
 import { bodySchemas } from './request-body.js';
 
-const TAG_DESCRIPTIONS: Record<string, string> = { animals: 'The animals of the catalogue.' };
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  animals: 'The animals of the catalogue.',
+  usage: "Where the caller stands: its plan's windows, its ban and what it used today.",
+};
 
 const DESCRIPTION =
   'HTTP/JSON API of a pet store: list animals, optionally filtered by availability status, add an animal, and ' +

@@ -6,6 +6,7 @@ import { deprecatedCalls } from './2026-11-23-deprecated-calls.js';
 import { keyLifecycle } from './2026-11-23-key-lifecycle.js';
 import { domains } from './2026-11-24-domains.js';
 import { keyQuota } from './2026-11-27-key-quota.js';
+import { usage } from './2026-11-27-usage.js';
 
 /** Every migration, by name, each making its tables in the schema given; names sort in the order they run. Append only. */
 const migrationsIn = {
@@ -16,6 +17,7 @@ const migrationsIn = {
   '2026-11-23-011-key-lifecycle': keyLifecycle,
   '2026-11-24-020-domains': domains,
   '2026-11-27-030-key-quota': keyQuota,
+  '2026-11-27-031-usage': usage,
 } satisfies Record<string, (schema: string | undefined) => Migration>;
 
 /** The names of every migration of the store. */

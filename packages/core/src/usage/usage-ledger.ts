@@ -1,0 +1,240 @@
+import { sql, type Kysely } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Database } from '../storage/database.js';
+import { DAY_MS } from '../quota/windows.js';
+
+/** How a request counted in the ledger ended. */
+export type UsageOutcome = 'served' | 'rateLimited' | 'banned' | 'clientErrors' | 'serverErrors';
+
+/** The counts of one subject, day, plan and operation (or of a sum of them). */
+export type UsageCounts = Record<UsageOutcome, number>;
+
+/** Who a ledger row belongs to: an API key by its id, or a host's principal by its id. */
+export type UsageSubject = { readonly keyId: number } | { readonly principalId: string };
+
+/** One row of the ledger: a subject's requests of one operation on one UTC day. */
+export interface UsageRow extends UsageCounts {
+  /** The UTC day, `YYYY-MM-DD`. */
+  day: string;
+  /** The API key's id, for a key's row. */
+  keyId?: number;
+  /** The principal's id, for a host principal's row. */
+  principalId?: string;
+  plan: string;
+  /** The operation called, or `unmatched` for a request that named none. */
+  operationId: string;
+}
+
+/** Which rows {@link UsageLedger.query} answers; every field narrows, none means all. */
+export interface UsageQuery {
+  /** First UTC day, `YYYY-MM-DD`, inclusive. */
+  from?: string | undefined;
+  /** Last UTC day, `YYYY-MM-DD`, inclusive. */
+  to?: string | undefined;
+  keyId?: number | undefined;
+  principalId?: string | undefined;
+  plan?: string | undefined;
+}
+
+/** Counts requests per subject, UTC day, plan and operation in memory, and adds them to the database in batches. */
+export interface UsageLedger {
+  /** Notes one request; never touches the database. */
+  record(subject: UsageSubject, plan: string, operationId: string, outcome: UsageOutcome, requests?: number): void;
+  /** Adds what was noted since the last flush to the `usage_days` table, in one statement per 500 rows. */
+  flush(): Promise<void>;
+  /** The rows asked for, this instance's pending counts written first, by day, subject, plan and operation. */
+  query(filter?: UsageQuery): Promise<UsageRow[]>;
+  /** Deletes the days older than the retention; answers how many rows went. */
+  prune(): Promise<number>;
+  /** Stops the timer after a last flush. */
+  close(): Promise<void>;
+}
+
+/** What {@link createUsageLedger} is built from. */
+export interface UsageLedgerOptions {
+  db: Kysely<Database>;
+  clock: Clock;
+  /** How often counts noted in memory are written: the ledger's delay behind the requests. Default 5000 ms. */
+  flushEveryMs?: number;
+  /** Days kept, today included; older days are deleted (at start and once a day after). Default 400. */
+  retentionDays?: number;
+}
+
+const OUTCOMES: readonly UsageOutcome[] = ['served', 'rateLimited', 'banned', 'clientErrors', 'serverErrors'];
+const COLUMN = {
+  served: 'served',
+  rateLimited: 'rate_limited',
+  banned: 'banned',
+  clientErrors: 'client_errors',
+  serverErrors: 'server_errors',
+} as const satisfies Record<UsageOutcome, string>;
+const ROWS_PER_STATEMENT = 500;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+interface Pending extends UsageCounts {
+  day: string;
+  subject: string;
+  plan: string;
+  operationId: string;
+}
+
+/** The UTC day of `ms`, `YYYY-MM-DD`. */
+export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+const subjectText = (subject: UsageSubject) => ('keyId' in subject ? `k:${subject.keyId}` : `p:${subject.principalId}`);
+
+function checkedDay(name: string, day: string | undefined) {
+  if (day !== undefined && (!DAY.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`)))) {
+    throw new RangeError(`${name} must be a UTC day written YYYY-MM-DD, not ${JSON.stringify(day)}.`);
+  }
+  return day;
+}
+
+/**
+ * The usage ledger (DECISIONS "Usage"). Requests add to counters in memory; a timer (every `flushEveryMs`) adds them
+ * to `usage_days` with one upsert per 500 rows, so counting costs no database write per request and every instance
+ * on one database adds to the same rows. What could not be written (the database away) is kept for the next flush.
+ * @example const ledger = createUsageLedger({ db, clock }); ledger.record({ keyId: 7 }, 'free', 'listPets', 'served')
+ */
+export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
+  const { db, clock, flushEveryMs = 5_000, retentionDays = 400 } = options;
+  if (!Number.isSafeInteger(retentionDays) || retentionDays < 1) {
+    throw new RangeError(`retentionDays must be a whole number of days, at least 1, not ${retentionDays}.`);
+  }
+  let pending = new Map<string, Pending>();
+  let flushing: Promise<void> = Promise.resolve();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  // The UTC day of the last prune: the ledger prunes on its first flush and on the first flush of each new day.
+  let prunedOn: string | undefined;
+
+  // The UTC day of the requests being counted, found again only when the clock leaves it.
+  let dayStart = Number.NaN;
+  let day = '';
+
+  function add(entry: Pending) {
+    const id = `${entry.day}\u0000${entry.subject}\u0000${entry.plan}\u0000${entry.operationId}`;
+    const known = pending.get(id);
+    if (!known) pending.set(id, { ...entry });
+    else for (const outcome of OUTCOMES) known[outcome] += entry[outcome];
+  }
+
+  async function write(batch: Pending[]) {
+    for (let start = 0; start < batch.length; start += ROWS_PER_STATEMENT) {
+      const rows = batch.slice(start, start + ROWS_PER_STATEMENT);
+      try {
+        await db
+          .insertInto('usage_days')
+          .values(
+            rows.map((row) => ({
+              day: row.day,
+              subject: row.subject,
+              plan: row.plan,
+              operation_id: row.operationId,
+              served: row.served,
+              rate_limited: row.rateLimited,
+              banned: row.banned,
+              client_errors: row.clientErrors,
+              server_errors: row.serverErrors,
+            })),
+          )
+          .onConflict((oc) =>
+            oc.columns(['day', 'subject', 'plan', 'operation_id']).doUpdateSet({
+              served: sql`usage_days.served + excluded.served`,
+              rate_limited: sql`usage_days.rate_limited + excluded.rate_limited`,
+              banned: sql`usage_days.banned + excluded.banned`,
+              client_errors: sql`usage_days.client_errors + excluded.client_errors`,
+              server_errors: sql`usage_days.server_errors + excluded.server_errors`,
+            }),
+          )
+          .execute();
+      } catch {
+        // The database is away: keep what is unwritten for the next flush rather than lose it.
+        for (const unwritten of batch.slice(start)) add(unwritten);
+        return;
+      }
+    }
+    const today = utcDay(clock.now());
+    if (prunedOn !== today) await prune().then(() => (prunedOn = today), () => undefined);
+  }
+
+  function flush(): Promise<void> {
+    if (pending.size === 0) return flushing;
+    const batch = [...pending.values()];
+    pending = new Map();
+    flushing = flushing.then(() => write(batch));
+    return flushing;
+  }
+
+  async function prune(): Promise<number> {
+    const oldest = utcDay(clock.now() - (retentionDays - 1) * DAY_MS);
+    const result = await db.deleteFrom('usage_days').where('day', '<', oldest).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  return {
+    record(subject, plan, operationId, outcome, requests = 1) {
+      const now = clock.now();
+      if (!(now >= dayStart && now < dayStart + DAY_MS)) {
+        dayStart = now - (((now % DAY_MS) + DAY_MS) % DAY_MS);
+        day = utcDay(dayStart);
+      }
+      const who = subjectText(subject);
+      const id = `${day}\u0000${who}\u0000${plan}\u0000${operationId}`;
+      let entry = pending.get(id);
+      if (!entry) {
+        entry = { day, subject: who, plan, operationId, served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
+        pending.set(id, entry);
+      }
+      entry[outcome] += requests;
+      if (timer === undefined) {
+        timer = setInterval(() => void flush(), flushEveryMs);
+        timer.unref();
+      }
+    },
+    flush,
+    async query(filter = {}) {
+      const from = checkedDay('from', filter.from);
+      const to = checkedDay('to', filter.to);
+      await flush();
+      let query = db
+        .selectFrom('usage_days')
+        .select([
+          sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'),
+          'subject',
+          'plan',
+          'operation_id',
+          ...Object.values(COLUMN),
+        ])
+        .orderBy('day')
+        .orderBy('subject')
+        .orderBy('plan')
+        .orderBy('operation_id');
+      if (from !== undefined) query = query.where('day', '>=', from);
+      if (to !== undefined) query = query.where('day', '<=', to);
+      if (filter.keyId !== undefined) query = query.where('subject', '=', `k:${filter.keyId}`);
+      if (filter.principalId !== undefined) query = query.where('subject', '=', `p:${filter.principalId}`);
+      if (filter.plan !== undefined) query = query.where('plan', '=', filter.plan);
+      const rows = await query.execute();
+      return rows.map((row) => {
+        const who = row.subject.startsWith('k:') ? { keyId: Number(row.subject.slice(2)) } : { principalId: row.subject.slice(2) };
+        return {
+          day: row.day,
+          ...who,
+          plan: row.plan,
+          operationId: row.operation_id,
+          served: Number(row.served),
+          rateLimited: Number(row.rate_limited),
+          banned: Number(row.banned),
+          clientErrors: Number(row.client_errors),
+          serverErrors: Number(row.server_errors),
+        };
+      });
+    },
+    prune,
+    async close() {
+      if (timer !== undefined) clearInterval(timer);
+      timer = undefined;
+      await flush();
+    },
+  };
+}
