@@ -36,7 +36,7 @@ async function openDomains(config: Config, io: CliIo): Promise<{ domains: Domain
   const service = await openPetStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, rateLimitStore: 'none', release });
   const check = config.platformHost ? createDnsCheck({ platformHost: config.platformHost, servers: config.dnsServers }) : undefined;
   return {
-    domains: createDomainStore(service.database.db, { check }),
+    domains: createDomainStore(service.database.db, { schema: service.schema, check }),
     close: () => service.close(),
   };
 }
