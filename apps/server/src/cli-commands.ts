@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { DomainRedirect } from '@petstore/core';
 import { MAX_GRACE_MS, normalizeDomainName, PLAN_NAMES, type Limits, type PlanName } from '@petstore/core/input-rules';
 import { parseDuration, parseInstant } from '@petstore/cli/duration';
+import { USAGE_FORMATS, type UsageFormat } from './usage-report.js';
 
 /** A command line the key tool does not take: the tool says why on stderr and exits with 2, touching nothing. */
 export class UsageError extends Error {
@@ -29,7 +30,16 @@ export type Command =
   | { name: 'domains remove'; domain: string }
   | { name: 'domains redirect'; domain: string; redirect: DomainRedirect | null }
   | { name: 'backup'; file: string }
-  | { name: 'restore'; file: string };
+  | { name: 'restore'; file: string }
+  | {
+      name: 'usage';
+      from: string | undefined;
+      to: string | undefined;
+      keyId: number | undefined;
+      plan: PlanName | undefined;
+      format: UsageFormat;
+      html: string | undefined;
+    };
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -102,6 +112,18 @@ function domainName(value: string, command: string): string {
 }
 
 const DOMAIN_MISSING = 'Give a domain name, such as api.example.com.';
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A UTC day written YYYY-MM-DD that exists (2026-02-30 does not), or undefined when not given. */
+function utcDay(name: string, value: string | boolean | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (!DAY.test(text) || new Date(`${text}T00:00:00Z`).toISOString().slice(0, 10) !== text) {
+    throw new UsageError(`--${name} must be a UTC day written YYYY-MM-DD, such as 2026-11-01, not "${text}".`, 'usage');
+  }
+  return text;
+}
 
 const limitsOf = (values: Values, command: string): Limits => ({
   perMinute: positiveInteger('per-minute', values['per-minute'] as string | undefined, command),
@@ -259,6 +281,47 @@ const commands: Record<string, CommandSpec> = {
     options: {},
     build: (_values, [file]) => ({ name: 'restore', file: file! }),
   },
+  usage: {
+    usage: 'usage [--from DAY] [--to DAY] [--key ID] [--plan PLAN] [--format table|csv|json] [--html FILE]',
+    summary: 'Requests per key (or principal), UTC day, plan and operation: served, 429, ban, other 4xx, 5xx.',
+    details:
+      'Read from the usage ledger, which every instance adds to within 5 s; days are UTC (YYYY-MM-DD), both ends\n' +
+      'included. CSV has a header row and one line per day, key, plan and operation, for a billing system.',
+    args: [],
+    options: {
+      from: { type: 'string', value: 'DAY', text: 'first UTC day (YYYY-MM-DD), included' },
+      to: { type: 'string', value: 'DAY', text: 'last UTC day (YYYY-MM-DD), included' },
+      key: { type: 'string', value: 'ID', text: 'only this key' },
+      plan: { type: 'string', value: 'PLAN', text: `only this plan: ${PLAN_NAMES.join(', ')}` },
+      format: { type: 'string', value: 'FORMAT', text: 'table (the default), csv or json, on stdout' },
+      html: { type: 'string', value: 'FILE', text: 'also write one self-contained page with charts (opens offline)' },
+    },
+    build(values) {
+      const from = utcDay('from', values['from']);
+      const to = utcDay('to', values['to']);
+      if (from !== undefined && to !== undefined && from > to) throw new UsageError(`--from ${from} is after --to ${to}.`, 'usage');
+      const plan = values['plan'] as string | undefined;
+      if (plan !== undefined && !(PLAN_NAMES as readonly string[]).includes(plan)) {
+        throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}, not "${plan}".`, 'usage');
+      }
+      const format = (values['format'] as string | undefined) ?? 'table';
+      if (!(USAGE_FORMATS as readonly string[]).includes(format)) {
+        throw new UsageError(`--format must be table, csv or json, not "${format}".`, 'usage');
+      }
+      const key = values['key'] as string | undefined;
+      const html = values['html'] as string | undefined;
+      if (html === '') throw new UsageError('--html needs the file to write.', 'usage');
+      return {
+        name: 'usage',
+        from,
+        to,
+        keyId: key === undefined ? undefined : keyId(key, 'usage'),
+        plan: plan as PlanName | undefined,
+        format: format as UsageFormat,
+        html,
+      };
+    },
+  },
 };
 
 const HELP_OPTION = '  -h, --help'.padEnd(30) + 'Show this help.\n';
@@ -268,6 +331,7 @@ const VERSION_OPTION = '  -v, --version'.padEnd(30) + 'Print the release of the 
 export const HELP = `Usage: petstore keys <command> [options]
        petstore domains <command> [options]
        petstore backup FILE | petstore restore FILE
+       petstore usage [options]
 
 Manage the API keys and custom domains of the Pet Store. Uses the database the
 service uses: DATABASE_URL (PostgreSQL) or else the embedded database in PETSTORE_DATA_DIR,

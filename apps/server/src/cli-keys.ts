@@ -46,7 +46,7 @@ function deprecatedRow(usage: DeprecatedUsage, operations: typeof Operations) {
  * The key store: through the running service's admin channel when a service runs on the embedded folder (only one
  * process may open it), else straight from the database (PostgreSQL always; the embedded folder under its lock).
  */
-async function openKeys(config: Config, io: CliIo): Promise<{ keys: KeyAdmin; close(): Promise<void> }> {
+export async function openKeys(config: Config, io: CliIo): Promise<{ keys: KeyAdmin; close(): Promise<void> }> {
   if (config.dataDirIsFolder) {
     const admin = await reachService(config, io);
     if (admin) return { keys: admin.keys, close: async () => {} };

@@ -12,6 +12,10 @@ async function runCommand(command: Work, io: CliIo): Promise<number> {
     const { backup, restore } = await import('./cli-backup.js');
     return command.name === 'backup' ? backup(config, command.file, io) : restore(config, command.file, io);
   }
+  if (command.name === 'usage') {
+    const { runUsageCommand } = await import('./cli-usage.js');
+    return runUsageCommand(command, config, io);
+  }
   if (command.name.startsWith('domains ')) {
     const { runDomainCommand } = await import('./cli-domains.js');
     return runDomainCommand(command as Extract<Work, { name: `domains ${string}` }>, config, io);
