@@ -29,8 +29,10 @@ const slow = [
   'packages/pglite/src/data-dir-lock.test.ts',
   'packages/embed/src/forgotten-close.test.ts',
   'packages/embed/src/embedded-memory.test.ts',
-  // A fault in the test's own process: a PostgreSQL pool held to exhaustion, answered after its real 5 s wait.
+  // Faults in the test's own process: a PostgreSQL pool held to exhaustion, answered after its real 5 s wait;
+  // terminated backends and pools that must connect within 200 ms, told apart from faults of the service.
   'packages/embed/src/database-outage.test.ts',
+  'packages/core/src/errors/is-database-unavailable.test.ts',
 ];
 
 /** Files of apps/server/test that start the service in the test's own process (`startServer` on port 0): fast. */
