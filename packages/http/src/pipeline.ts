@@ -1,4 +1,4 @@
-import { isWellFormedApiKey, PetStoreError, toPetStoreError, unavailableDependency, type InputReader, type Outcome, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
+import { PetStoreError, toPetStoreError, unavailableDependency, type InputReader, type Outcome, type PetStore, type PetStoreMetrics, type TracerProviderLike } from '@petstore/core';
 import { withAnswerHeaders } from './answer-headers.js';
 import { createBatch, type Batch } from './batch.js';
 import type { CallResult, Codec, CodecCall, CodecMatch } from './codec.js';
@@ -261,7 +261,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       }
     }
     const match = codec.match(request, inner, query, ctx);
-    request.bodyWanted?.((match.kind === 'calls' || match.kind === 'delegated') && ctx.apiKey !== undefined && isWellFormedApiKey(ctx.apiKey));
+    request.bodyWanted?.((match.kind === 'calls' || match.kind === 'delegated') && ranks.rankOf(ctx.apiKey) > 0);
     switch (match.kind) {
       case 'calls':
         ctx.route = match.route;

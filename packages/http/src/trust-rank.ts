@@ -25,8 +25,9 @@ export function createTrustRanks(): TrustRanks {
   const ranks = new Map<string, number>();
   return {
     rankOf(token) {
-      if (token === undefined || !isWellFormedApiKey(token)) return 0;
-      return ranks.get(token) ?? 1;
+      if (token === undefined) return 0;
+      // A key served before is known without its checksum (a hash) being computed again.
+      return ranks.get(token) ?? (isWellFormedApiKey(token) ? 1 : 0);
     },
     learn(token, meta) {
       if (token === undefined || meta.keyId === undefined) return;

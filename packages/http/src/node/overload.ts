@@ -18,7 +18,10 @@ export interface OverloadOptions {
   shedLagMs: number;
   /** The event loop's utilisation (0 to 1, over the last sample interval) above which requests are refused. 0: never. */
   shedUtilization?: number | undefined;
-  /** How often the event loop is measured, in ms; each measure covers the interval before it. Default 1000. */
+  /**
+   * How often the event loop is measured, in ms (each measure covers the interval before it), how often shedding
+   * moves one rank up or down, and after how long without a refusal the episode's closing line is logged. Default 1000.
+   */
   sampleEveryMs?: number | undefined;
   /**
    * How long the guard may refuse every request for want of a free slot while no admitted request ends, before it
@@ -62,11 +65,11 @@ const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * @example const overload = createOverloadGuard({ maxConcurrent: 1024, shedLagMs: 500 }); createHttpHandler(store, { overload })
  */
 export function createOverloadGuard(options: OverloadOptions) {
-  const { maxConcurrent, shedLagMs, shedUtilization = 0, logger, metrics, wedgedAfterMs = 30_000 } = options;
+  const { maxConcurrent, shedLagMs, shedUtilization = 0, logger, metrics, wedgedAfterMs = 30_000, sampleEveryMs = 1_000 } = options;
   const healthCheck = new RegExp(`^${escaped(options.basePath?.replace(/\/+$/, '') ?? '')}/(healthz|livez)(\\?|$)`);
   const isHealthCheck = (url = '') => healthCheck.test(url);
   const load: EventLoopLoad | undefined =
-    shedLagMs > 0 || shedUtilization > 0 ? createEventLoopLoad({ sampleEveryMs: options.sampleEveryMs }) : undefined;
+    shedLagMs > 0 || shedUtilization > 0 ? createEventLoopLoad({ sampleEveryMs }) : undefined;
   let inFlight = 0;
   let shed = 0;
   // When the guard last filled up, or a request last ended since: full, with neither for a while, is wedged.
@@ -103,7 +106,7 @@ export function createOverloadGuard(options: OverloadOptions) {
       clearInterval(episode.timer);
       logger.warn({ refused: shed - episode.shedBefore, overloadedForMs: Date.now() - episode.since }, 'no longer overloaded');
       episode = undefined;
-    }, 1_000).unref();
+    }, sampleEveryMs).unref();
     episode = { since: Date.now(), shedBefore: shed - 1, seen: shed, timer };
   };
 
@@ -117,7 +120,6 @@ export function createOverloadGuard(options: OverloadOptions) {
   // overloaded sheds the next rank up (key-less first, then the lowest plans); each one that is not lets it back.
   let level = 0;
   let levelAt = 0;
-  const sampleEveryMs = options.sampleEveryMs ?? 1_000;
   const shedBelow = (): number => {
     if (!load) return 0;
     const now = Date.now();
