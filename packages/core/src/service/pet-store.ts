@@ -308,8 +308,10 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       () => undefined,
       (error: unknown) => error,
     );
-    if (addressRefusal !== undefined && (token === undefined || !(await quota.knowsToken(token, address)))) {
-      refused(addressRefusal, undefined, operationId, requests);
+    if (addressRefusal !== undefined) {
+      // The store failing (503) is no refusal of the address: answered as it is, without waiting on the store again.
+      if (!(addressRefusal instanceof PetStoreError && addressRefusal.status === 429)) throw addressRefusal;
+      if (token === undefined || !(await quota.knowsToken(token, address))) refused(addressRefusal, undefined, operationId, requests);
     }
     if (token === undefined) return countAddress();
     const key = await authenticator.verify(token);
