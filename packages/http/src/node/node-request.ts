@@ -4,7 +4,7 @@ import { PetStoreError } from '@petstore/core';
 import { BODY_TIMEOUT_MS } from '../read-json-body.js';
 import type { RequestContext } from '../request-context.js';
 import type { PeerInfo, StandardRequest } from '../standard.js';
-import { BODY_STOPPED, MAX_BODY_PIECES, bodyStopped, piecesOf, stopBody, watchBodyPieces } from './body-pieces.js';
+import { BODY_STOPPED, MAX_BODY_PIECES, bodyStopped, stopBody } from './body-pieces.js';
 
 /** How a node request's body is read. */
 export interface NodeBodyOptions {
@@ -24,13 +24,12 @@ type HostRequest = IncomingMessage & { originalUrl?: unknown; body?: unknown };
  * Reads the body of a node request: its chunks until the end, refusing past `limit`, and with 408
  * `request_timeout` when it has not all arrived by `deadline` (a `performance.now()` time).
  */
-function collect(req: IncomingMessage, limit: number, tooLarge: () => Error, deadline: number, maxPieces: number, watched: boolean): Promise<Uint8Array> {
+function collect(req: IncomingMessage, limit: number, tooLarge: () => Error, deadline: number, maxPieces: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     if (bodyStopped(req)) return reject(inTooManyPieces(maxPieces));
     const chunks: Buffer[] = [];
     let received = 0;
-    // Counted here only where the parser's own count is not kept (body-pieces.ts).
-    let pieces = watched ? Number.NEGATIVE_INFINITY : piecesOf(req);
+    let pieces = 0;
     // The deadline's timer is set when the turn ends, and only for a body still arriving then: one that came with
     // its headers has ended by that time (Node parses it after the handler has run), and costs no timer.
     let timer: NodeJS.Timeout | undefined;
@@ -92,7 +91,6 @@ class NodeRequest implements StandardRequest {
   /** When the body must have arrived (`performance.now()` time): `bodyTimeoutMs` after the headers. */
   readonly bodyDeadline: number;
   readonly #maxPieces: number;
-  #watched = false;
 
   constructor(
     readonly req: HostRequest,
@@ -141,14 +139,14 @@ class NodeRequest implements StandardRequest {
       process.emitWarning(message, { code: 'PETSTORE_BODY_CONSUMED' });
       return Promise.reject(new Error(message));
     }
-    return collect(this.req, limit, tooLarge, this.bodyDeadline, this.#maxPieces, this.#watched);
+    return collect(this.req, limit, tooLarge, this.bodyDeadline, this.#maxPieces);
   }
   bodyWanted(wanted: boolean): void {
     // A body that came whole with its headers costs nothing more (Node drops an unread one after the answer); and
-    // only a request this package answers on its own is watched (not one a host's mount hands it).
+    // only a request this package answers on its own is stopped (not one a host's mount hands it). A wanted body's
+    // pieces are counted as it is read.
     if (this.raw === undefined || this.req.complete || !this.hasBody()) return;
     if (!wanted) stopBody(this.req);
-    else this.#watched = watchBodyPieces(this.req, this.#maxPieces);
   }
 }
 
