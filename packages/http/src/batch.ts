@@ -60,7 +60,7 @@ export function createBatch(store: PetStore, context: CallContext): Batch {
       const pending = { requests: 0 } as { requests: number; counted: Promise<PetStoreError> };
       pending.counted = Promise.resolve().then(() => {
         refusals = undefined;
-        return store.meter(context, pending.requests, { countedAs: 0 }).then(
+        return store.meter(context, pending.requests, { countedAs: 0, answered: cause.code }).then(
           // Not over a limit after all (a new minute began meanwhile): still refused, as the call they waited for was.
           (meta) => new PetStoreError(cause.code, cause.message, { meta: { ...meta, retryAfter: cause.meta.retryAfter ?? 1 } }),
           (error: unknown) => toPetStoreError(error),

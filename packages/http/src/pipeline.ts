@@ -218,7 +218,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   async function refuse(codec: Codec, ctx: RequestContext, error: PetStoreError, allow?: string) {
     let failure = error;
     try {
-      failure.meta = { ...(await store.meter(ctx)), ...failure.meta };
+      failure.meta = { ...(await store.meter(ctx, 1, { answered: error.code })), ...failure.meta };
     } catch (meterError) {
       failure = toPetStoreError(meterError);
     }

@@ -61,6 +61,16 @@ describe.each(testDatabases)('the usage ledger on $name', (database) => {
     expect(row).toMatchObject({ plan: 'enterprise', operationId: 'listPets', served: 2, rateLimited: 2, banned: 2 });
   });
 
+  it("counts the calls of a batch refused after its first 429 as 429s, without spending the key's windows", async () => {
+    const { key, record } = await store.apiKeys.create({ plan: 'free' });
+    await store.meter({ apiKey: key }, 40, { countedAs: 0, answered: 'rate_limited' });
+    expect(await store.usage({ keyId: record.id })).toEqual([
+      expect.objectContaining({ operationId: 'unmatched', rateLimited: 40, clientErrors: 0 }),
+    ]);
+    const { meta } = await store.listPets({}, { apiKey: key });
+    expect(meta.rateLimit?.[0]).toMatchObject({ name: 'minute', remaining: 59 });
+  });
+
   it('keeps host principals under their own id, and leaves requests without a valid key out', async () => {
     const before = await store.usage();
     await store.listPets({}, { principal: { id: 'tenant:42', plan: 'pro' } });
