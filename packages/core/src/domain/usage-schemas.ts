@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { PLAN_NAMES } from '../auth/plans.js';
 
+/** The most rows `today.operations` can hold: far above the operations of the interface (and `unmatched`). */
+const MAX_OPERATIONS = 100;
+
 const count = (description: string) => z.int().min(0).meta({ description, format: 'int64' });
 
 /** Requests of one day by how they ended. */
@@ -29,16 +32,21 @@ export const UsageWindow = z
 export const Usage = z
   .strictObject({
     plan: z.enum(PLAN_NAMES).meta({ description: "The caller's plan." }),
-    windows: z.array(UsageWindow).meta({ description: 'The windows of the plan, the binding one first (as the rate-limit headers).' }),
+    windows: z
+      .array(UsageWindow)
+      .max(2)
+      .meta({ description: 'The windows of the plan, the binding one first (as the rate-limit headers).' }),
     bannedUntil: z.iso
       .datetime()
+      .meta({ maxLength: 30 })
       .nullable()
       .meta({ description: 'When the ban of the key ends, while it is banned; else null.' }),
     today: UsageCounts.extend({
-      day: z.iso.date().meta({ description: 'The UTC day counted.' }),
+      day: z.iso.date().meta({ description: 'The UTC day counted.', maxLength: 10 }),
       operations: z
-        .array(UsageCounts.extend({ operationId: z.string().meta({ description: 'The operation called, or `unmatched`.' }) }))
-        .meta({ description: "Today's requests by operation." }),
+        .array(UsageCounts.extend({ operationId: z.string().max(64).meta({ description: 'The operation called, or `unmatched`.' }) }))
+        .max(MAX_OPERATIONS)
+        .meta({ description: "Today's requests by operation (each operation of the interface, and `unmatched`)." }),
     }).meta({
       description:
         "Today's requests (UTC), all instances together: this instance's at once, other instances' within the ledger's delay (5 s by default).",
