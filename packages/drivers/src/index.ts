@@ -4,4 +4,4 @@ export type { PostgresPool, PostgresQueryResult } from './postgres-pool.js';
 export { openHostDatabase, type HostDatabase, type HostDatabaseOptions, type HostPool } from './host-database.js';
 export { ACQUIRE_TIMEOUT_MS, AcquireTimeoutError, boundedAcquire } from './bounded-acquire.js';
 export { createDnsCheck, type DnsCheckOptions } from './dns-check.js';
-export type { DatabaseWait } from './timed-pool.js';
+export type { DatabaseWait } from './database-wait.js';

@@ -3,7 +3,8 @@ import { Kysely } from 'kysely';
 import pg from 'pg';
 import type { PostgresPool } from './postgres-pool.js';
 import { createPostgresDialect } from './storage/postgres-dialect.js';
-import { timedPool, timedStatements, type DatabaseWait } from './timed-pool.js';
+import type { DatabaseWait } from './database-wait.js';
+import { timedPool, timedStatements } from './timed-pool.js';
 
 /** The embedded database's package, loaded only when a store opens one. */
 const loadPGlite = () => loadOptional('@petstore/pglite', () => import('@petstore/pglite'), 'The embedded database (dataDir)');

@@ -1,12 +1,7 @@
 import type { PostgresPoolLike } from '@petstore/core';
 import type { PostgresPool as KyselyPool } from 'kysely';
 import type pg from 'pg';
-
-/**
- * Told how long the store waited for its database: `acquire`, for a connection of its own pool (the pool's queue);
- * `statement`, one statement's round trip, which behind PgBouncer includes PgBouncer's wait for a server connection.
- */
-export type DatabaseWait = (stage: 'acquire' | 'statement', seconds: number) => void;
+import type { DatabaseWait } from './database-wait.js';
 
 const since = (started: number) => (performance.now() - started) / 1000;
 
