@@ -165,7 +165,7 @@ describe('custom domains', () => {
 
   it('lists the address it listens on as the OpenAPI servers when none is configured, never a forwarded host', async () => {
     const document = (await (await fetch(`${running.url}/v1/openapi.json`, { headers: forwarded })).json()) as Doc;
-    expect(document.servers.map((s) => s.url)).toEqual([`${running.url}/v1`, `${running.url}/v1`]);
+    expect(document.servers.map((s) => s.url)).toEqual([`${running.url}/v1`]);
   });
 
   it('counts requests without a key by the forwarded client address', async () => {

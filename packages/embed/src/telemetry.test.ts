@@ -286,6 +286,6 @@ describe.each(targets)('telemetry of the pet store on $name', (target) => {
       { method: 'GET', route: '/v1/pets', status: 429, seconds: expect.any(Number) },
     ]);
     expect(metrics.limited).toEqual([{ plan: 'enterprise', code: 'rate_limited' }]);
-    expect(metrics.deprecated).toContainEqual({ operationId: 'getPet', keyId: expect.any(Number) });
+    expect(metrics.deprecated).toContainEqual({ operationId: 'getPet', keyId: expect.any(Number), plan: 'pro' });
   });
 });
