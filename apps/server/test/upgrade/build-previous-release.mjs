@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the previous release (the commit in previous-release.json) once per machine and keeps it by commit under
-// node_modules/.cache/petstore-previous-release/COMMIT, as turbo keeps its cache: `git archive` of that commit,
+// $TMPDIR/petstore-previous-release/COMMIT (a cache of the machine, as turbo keeps one): `git archive` of that commit,
 // installed from its own lock file (`npm ci`, from npm's cache when it can; its `prepare` builds it). Later runs find
 // it there and do nothing. CI runs this as a step of its own before the slow lane, so no test waits for a build;
 // the upgrade tests run it too when the cache lacks the commit (the first `npm run test:slow` on a machine).
@@ -8,6 +8,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -15,7 +16,9 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const recordFile = fileURLToPath(new URL('./previous-release.json', import.meta.url));
-const cache = join(root, 'node_modules/.cache/petstore-previous-release');
+// Outside the checkout's node_modules: TypeScript refuses to emit declarations of a project that lives in a
+// node_modules folder (TS2883, "cannot be named without a reference to … node_modules/zod"). Per machine, by commit.
+const cache = join(tmpdir(), 'petstore-previous-release');
 
 const { commit } = JSON.parse(await readFile(recordFile, 'utf8'));
 const dir = join(cache, commit);

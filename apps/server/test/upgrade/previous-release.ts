@@ -22,7 +22,7 @@ export interface PreviousRelease {
 
 /**
  * The release before this code, from the commit recorded in `previous-release.json`, built once per machine and kept
- * by commit under node_modules/.cache/petstore-previous-release (`build-previous-release.mjs`, which CI runs as a step
+ * by commit under $TMPDIR/petstore-previous-release (`build-previous-release.mjs`, which CI runs as a step
  * of its own before the tests); when the cache lacks it, it is built here first. Fails with a message saying what to
  * fetch when the clone does not hold the commit (a shallow clone).
  * @example const previous = await previousRelease(); startProcess(env, [], previous.mainJs)
