@@ -71,26 +71,37 @@ export function createOverloadGuard(options: OverloadOptions) {
   const load: EventLoopLoad | undefined =
     shedLagMs > 0 || shedUtilization > 0 ? createEventLoopLoad({ sampleEveryMs }) : undefined;
   let inFlight = 0;
+  // The requests in flight by rank: a rank's share bounds the slots held by it and the ranks below it together.
+  const byRank: number[] = new Array(TOP_RANK + 1).fill(0);
+  const rankOf = new WeakMap<ServerResponse, number>();
   let shed = 0;
   // When the guard last filled up, or a request last ended since: full, with neither for a while, is wedged.
   let stuckSince = 0;
   // The slots held by each connection's requests: one given back as each response ends, and all that are left when
   // the connection closes (Node ends no response still queued behind another on a connection that dies).
-  const held = new WeakMap<Socket, { slots: number }>();
+  const held = new WeakMap<Socket, { slots: number[] }>();
   const releaseAll = function (this: Socket) {
     const connection = held.get(this);
     held.delete(this);
-    if (connection) release(connection.slots);
+    if (connection) connection.slots.forEach((slots, rank) => release(slots, rank));
   };
   const releaseOne = function (this: ServerResponse) {
     const connection = held.get(this.req.socket);
-    if (!connection) return;
-    connection.slots -= 1;
-    release(1);
+    const rank = rankOf.get(this);
+    if (!connection || rank === undefined) return;
+    connection.slots[rank]! -= 1;
+    release(1, rank);
   };
-  const release = (slots: number) => {
+  const release = (slots: number, rank: number) => {
     inFlight -= slots;
+    byRank[rank]! -= slots;
     stuckSince = Date.now();
+  };
+  /** The requests in flight of `rank` and of every rank below it. */
+  const heldUpTo = (rank: number) => {
+    let slots = 0;
+    for (let r = 0; r <= rank; r++) slots += byRank[r]!;
+    return slots;
   };
 
   let episode: { since: number; shedBefore: number; seen: number; timer: NodeJS.Timeout } | undefined;
@@ -129,11 +140,13 @@ export function createOverloadGuard(options: OverloadOptions) {
     }
     return level;
   };
-  // The slots a rank may fill: half for requests without a key, then three quarters, seven eighths, and all of them
-  // for the top plans, so that a lower rank's flood always leaves the higher ones room.
+  // The slots a rank may fill together with the ranks below it: half for requests without a key, then three quarters,
+  // seven eighths, and all of them for the top plans, so that a lower rank's flood always leaves the higher ones room;
+  // what higher ranks hold counts only against the whole, so a client not yet known (ranked low) is still served
+  // beside a top plan's many requests.
   const slotsFor = (rank: number) => (rank >= TOP_RANK ? maxConcurrent : maxConcurrent * (1 - 2 ** -(rank + 1)));
   const overloaded = (rank: number): ShedReason | undefined => {
-    if (maxConcurrent > 0 && inFlight >= slotsFor(rank)) return 'requests in flight';
+    if (maxConcurrent > 0 && (inFlight >= maxConcurrent || heldUpTo(rank) >= slotsFor(rank))) return 'requests in flight';
     if (rank < shedBelow()) return loaded() ?? 'event-loop delay';
     return undefined;
   };
@@ -148,16 +161,20 @@ export function createOverloadGuard(options: OverloadOptions) {
     metrics?.requestServed?.({ method: req.method ?? 'GET', route: 'shed', status: 503, seconds: 0, reason: 'overloaded' });
   }
 
-  function hold(req: IncomingMessage, res: ServerResponse) {
+  function hold(req: IncomingMessage, res: ServerResponse, rank: number) {
     inFlight += 1;
+    byRank[rank]! += 1;
     if (inFlight === maxConcurrent) stuckSince = Date.now();
     const socket = req.socket;
     const connection = held.get(socket);
-    if (connection) connection.slots += 1;
+    if (connection) connection.slots[rank]! += 1;
     else {
-      held.set(socket, { slots: 1 });
+      const slots: number[] = new Array(TOP_RANK + 1).fill(0);
+      slots[rank] = 1;
+      held.set(socket, { slots });
       socket.once('close', releaseAll);
     }
+    rankOf.set(res, rank);
     res.once('close', releaseOne);
   }
 
@@ -168,12 +185,13 @@ export function createOverloadGuard(options: OverloadOptions) {
      */
     admit(req: IncomingMessage, res: ServerResponse, rank = 0): boolean {
       if (isHealthCheck(req.url)) return true;
-      const reason = overloaded(rank);
+      const ranked = Math.max(0, Math.min(TOP_RANK, Math.floor(rank)));
+      const reason = overloaded(ranked);
       if (reason !== undefined) {
         refuse(req, res, reason);
         return false;
       }
-      hold(req, res);
+      hold(req, res, ranked);
       return true;
     },
     /**
