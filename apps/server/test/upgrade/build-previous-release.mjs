@@ -35,7 +35,12 @@ try {
   process.exit(1);
 }
 
-if (!existsSync(built)) await buildOnce();
+if (!existsSync(built)) {
+  await buildOnce().catch((error) => {
+    console.error(error.message);
+    process.exit(1);
+  });
+}
 console.log(dir);
 
 /** Builds under a lock folder, so that two runs at once build once; a lock older than 20 minutes was left by a run cut short. */
@@ -72,8 +77,10 @@ async function build() {
   try {
     await run('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 });
   } catch (error) {
-    console.error(`Could not install and build the previous release (${commit}) in ${dir}:\n${String(error.stdout ?? '').slice(-4000)}\n${String(error.stderr ?? '').slice(-4000)}`);
-    process.exit(1);
+    // Thrown, not exited: the lock is given back on the way out, so the next run does not wait for it.
+    throw new Error(
+      `Could not install and build the previous release (${commit}) in ${dir}:\n${String(error.stdout ?? '').slice(-4000)}\n${String(error.stderr ?? '').slice(-4000)}`,
+    );
   }
   await writeFile(built, `${commit}\n`);
   console.error(`previous release ${commit.slice(0, 12)}: unpacked, installed and built in ${Math.round((Date.now() - started) / 1000)} s, kept in ${dir}`);
