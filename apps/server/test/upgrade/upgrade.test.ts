@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { MIGRATION_TABLE, RELEASE_TABLE } from '@petstore/core';
 import { openDatabase } from '@petstore/embed';
 import { databaseUrl, processClock, scratchPostgres, type ProcessClock } from '@petstore/testing';
@@ -11,6 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPetIds, sleep, startLoad } from '../faults/load.js';
 import { runCli, startProcess, type ServerProcess } from '../helpers.js';
 import { previousRelease, type PreviousRelease } from './previous-release.js';
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+
+/** The store's migration names in a checkout (this one, or the previous release's), read from its registry's source. */
+async function migrationNames(checkout: string): Promise<string[]> {
+  const registry = await readFile(join(checkout, 'packages/core/src/storage/migrations/index.ts'), 'utf8');
+  return [...registry.matchAll(/^\s+'(\d{4}-\d{2}-\d{2}-[^']+)':/gm)].map((match) => match[1]!);
+}
 
 // Release N-1 (the commit in previous-release.json, built once per machine by build-previous-release.mjs) writes data
 // of every kind; release N (this code, built by `npm run build`) must open it and find all of it, on both databases.
@@ -163,8 +172,10 @@ const targets: { name: string; windowsKept: boolean; database(): Promise<{ env: 
 ];
 
 let previous: PreviousRelease;
+let previousMigrations: string[];
 beforeAll(async () => {
   previous = await previousRelease();
+  previousMigrations = await migrationNames(previous.dir);
 }, 900_000);
 
 describe.each(targets)('upgrading $name from the previous release', (target) => {
@@ -180,7 +191,7 @@ describe.each(targets)('upgrading $name from the previous release', (target) => 
     return server;
   };
 
-  it('opens what the previous release wrote and finds all of it; the previous release then starts on it again', { timeout: 240_000 }, async () => {
+  it('opens what the previous release wrote and finds all of it; the previous release then starts on it again, or refuses it once this release adds a migration', { timeout: 240_000 }, async () => {
     const { env: data, drop } = await target.database();
     drops.push(drop);
     // The quota windows are clock minutes: both releases run on a clock the test controls.
@@ -195,10 +206,22 @@ describe.each(targets)('upgrading $name from the previous release', (target) => 
     await findWithThisRelease(after, data, written, target.windowsKept);
     expect(await after.stop()).toBe(0);
 
-    // Downgrade: this release added no migration, so the previous one still starts on the database and finds the data.
-    const back = await start(env, previous.mainJs);
-    expect([...(await allPetIds(back.url, KEYS.free))]).toEqual(expect.arrayContaining(written.pets.map((pet) => pet.id)));
-    expect(await back.stop()).toBe(0);
+    // Downgrade: while this release adds no migration, the previous one still starts on the database and finds the
+    // data; once it adds one, the previous release refuses to start on it (exit 1), saying why (DECISIONS).
+    const added = (await migrationNames(root)).filter((name) => !previousMigrations.includes(name));
+    if (added.length === 0) {
+      const back = await start(env, previous.mainJs);
+      expect([...(await allPetIds(back.url, KEYS.free))]).toEqual(expect.arrayContaining(written.pets.map((pet) => pet.id)));
+      expect(await back.stop()).toBe(0);
+    } else {
+      const refused = await startProcess(env, [], previous.mainJs).then(
+        () => expect.unreachable(`the previous release started on a database this one migrated further (${added.join(', ')})`),
+        (error: Error) => error.message,
+      );
+      expect(refused).toMatch(/server exited with 1/);
+      // Releases that record who migrated name the newer release; older ones (kysely's migrator) a migration they lack.
+      expect(refused.includes('a newer release than this one') || added.some((name) => refused.includes(name))).toBe(true);
+    }
   });
 
   it('refuses to start on a database a newer release migrated, naming that release', { timeout: 120_000 }, async () => {
