@@ -20,7 +20,7 @@ import { inTrace, openTelemetry } from '../telemetry/open-telemetry.js';
 import type { TracerProviderLike } from '../telemetry/tracer-provider.js';
 import { inSpan, recordFailure, storeTracer, tracedRepository } from '../telemetry/tracing.js';
 import type { Usage } from '../domain/usage-schemas.js';
-import type { ErrorCode } from '../errors/error-codes.js';
+import { errorCodes, type ErrorCode } from '../errors/error-codes.js';
 import { banRefusal } from '../quota/ban.js';
 import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
 import { createUsageLedger, utcDay, type UsageOutcome, type UsageQuery, type UsageRow } from '../usage/usage-ledger.js';
@@ -372,8 +372,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     try {
       if (context.principal) await countPrincipal(context.principal, meta, undefined, requests, countedAs);
       else await count(context, meta, undefined, requests, countedAs, caller);
-      const { status } = new PetStoreError(answered);
-      used(caller, 'unmatched', outcomeOf(status, answered), requests);
+      used(caller, 'unmatched', outcomeOf(errorCodes[answered].status, answered), requests);
       return meta;
     } catch (error) {
       const failed = failure(error, meta);
