@@ -142,11 +142,14 @@ async function measureStartup() {
   return { runs, dirs, otherCores };
 }
 
-/** Creates a scratch database, lets the service migrate it (by starting once), then seeds `count` animals. */
-async function preparePostgres(label, count) {
+/**
+ * Creates a scratch database, lets the service of `main` migrate it (by starting once), then seeds `count` animals.
+ * The --before rows' service gets a database of its own: a release refuses a database that a newer one migrated.
+ */
+async function preparePostgres(label, count, main = snapshot.main) {
   const db = await createScratchDatabase(databaseUrl, label);
   scratch.push(db);
-  const server = await startService({ name: `migrate-${label}`, logDir, main: snapshot.main, databaseUrl: db.url });
+  const server = await startService({ name: `migrate-${label}`, logDir, main, databaseUrl: db.url });
   await server.stop();
   const started = performance.now();
   await seedPostgres(db.url, count);
@@ -344,12 +347,15 @@ try {
       await cp(embedded.small, embedded.createCopy, DATA_COPY);
       await cp(embedded.small, embedded.baselineCopy, DATA_COPY);
     }
-    // The before-* rows run the other checkout's service on copies of its own (a data folder is one process's).
+    // The before-* rows run the other checkout's service on folders its own migrations made (a release refuses a
+    // folder a newer one migrated), seeded alike; one for lists and a copy for creates (a folder is one process's).
     if (beforeMain && wanted('before-list-embedded', 'before-create-embedded')) {
-      embedded.beforeCopy = `${embedded.small}-before`;
-      embedded.beforeCreateCopy = `${embedded.small}-before-create`;
-      await cp(embedded.small, embedded.beforeCopy, DATA_COPY);
-      await cp(embedded.small, embedded.beforeCreateCopy, DATA_COPY);
+      embedded.beforeCopy = join(workDir, 'embedded-before');
+      embedded.beforeCreateCopy = `${embedded.beforeCopy}-create`;
+      const server = await startService({ name: 'migrate-before', logDir, main: beforeMain, dataDir: embedded.beforeCopy });
+      await server.stop();
+      await seedEmbedded(embedded.beforeCopy, SMALL);
+      await cp(embedded.beforeCopy, embedded.beforeCreateCopy, DATA_COPY);
     }
     if (embedded.big) {
       const started = performance.now();
@@ -361,7 +367,11 @@ try {
   // Set-up work runs side by side; nothing is measured until it is all done.
   const [postgres] = await Promise.all([
     databaseUrl &&
-      Promise.all([preparePostgres('main', SMALL), bigDataWanted && preparePostgres('big', BIG)]).then(([main, big]) => ({ main, big })),
+      Promise.all([
+        preparePostgres('main', SMALL),
+        bigDataWanted && preparePostgres('big', BIG),
+        beforeMain && wanted('before-list-pg', 'before-create-pg') && preparePostgres('before', SMALL, beforeMain),
+      ]).then(([main, big, before]) => ({ main, big, before })),
     seedingEmbedded,
     startLoadGenerator().then((generator) => (loadGenerator = generator)),
   ]);

@@ -360,11 +360,11 @@ export function defineScenarios(ctx) {
 /**
  * With `--before=DIR`: the service of another checkout (A) against this one (B), at the defaults a user runs (the
  * embedded database with the memory limiter; PostgreSQL with the postgres limiter), on lists and creates. Each side
- * has data of its own on the embedded database; on PostgreSQL both use the scratch database.
+ * has data of its own, made by its own migrations and seeded alike: a release refuses data a newer one migrated.
  */
 function beforeRows(ctx, { embeddedList, pgPostgres, service }) {
   const { logDir, embedded, postgres } = ctx;
-  const pg = postgres?.main.url;
+  const pg = postgres?.before?.url;
   const before = (key, options) => ({ key: `before-${key}`, start: () => startService({ name: `before-${key}`, logDir, main: ctx.beforeMain, ...options }) });
   const note = 'A is the service built in the checkout given with --before, B this one; the same request, alternated, at the defaults.';
   const row = (id, title, a, b, request, database) => ({

@@ -12,6 +12,7 @@ import type { Counters } from './counters.js';
 import { createKeptCounters, type KeptCountersOptions } from './kept-counters.js';
 import { createKnownKeys, tokenDigest } from './known-keys.js';
 import { createMemoryCounters } from './memory-counters.js';
+import { memoized } from './memoized.js';
 import { createPostgresCounters, type PostgresPoolLike } from './postgres-counters.js';
 import { createRedisCounters, type RedisLike } from './redis-counters.js';
 import { bindingFirst, DAY_MS, MINUTE_MS, windowIndex, windowState } from './windows.js';
@@ -210,7 +211,21 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     return [window];
   }
 
-  const addressCounter = (address: string, now: number) => `a:${addressKey(address)}:${windowIndex(now, MINUTE_MS)}`;
+  // Every request asks for its address's counter and, once served, its token's digest: each worked out once (a
+  // string made per request costs more as a map key than the look-up it is made for).
+  const addressOf = memoized(addressKey, 10_000);
+  const digestOf = memoized(tokenDigest, 10_000);
+  const counterNames = new Map<string, { window: number; name: string }>();
+  const addressCounter = (address: string, now: number) => {
+    const window = windowIndex(now, MINUTE_MS);
+    let counter = counterNames.get(address);
+    if (counter?.window !== window) {
+      if (!counter && counterNames.size >= 10_000) counterNames.clear();
+      counter = { window, name: `a:${addressOf(address)}:${window}` };
+      counterNames.set(address, counter);
+    }
+    return counter.name;
+  };
   // On a shared store, what this instance last learnt of a counter (from its own writes at once, from a read for up
   // to a second), so a request with a valid key does not pay a round trip for its address or its key's ban.
   const known = config.store === 'memory' ? undefined : new Map<string, { value: number | undefined; at: number }>();
@@ -274,8 +289,8 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     consumeKey,
     consumeAddress,
     checkAddress,
-    knowsToken: (token: string, address: string) => knownKeys.has(tokenDigest(token), addressKey(address)),
-    tokenSucceeded: (token: string, address: string) => knownKeys.record(tokenDigest(token), addressKey(address)),
+    knowsToken: (token: string, address: string) => knownKeys.has(digestOf(token), addressOf(address)),
+    tokenSucceeded: (token: string, address: string) => knownKeys.record(digestOf(token), addressOf(address)),
     standing,
     consumeOwn,
     ready: async () => kept?.ready,

@@ -25,7 +25,7 @@ const RECHECK_MS = 1_000;
 // The entry outlives the memory by a margin, as bans do: the store expires entries on its own clock, while whether a
 // pair is still known is judged by the injected clock from the time stored in it.
 const ENTRY_SECONDS = (KNOWN_KEY_MS + REWRITE_MS) / 1000 + 3_600;
-// Pairs this instance keeps in memory; the oldest go first (they stay in the store).
+// Pairs this instance keeps in memory; all are forgotten when there are more (they stay in the store).
 const MAX_PAIRS = 100_000;
 
 interface Pair {
@@ -61,28 +61,37 @@ export interface KnownKeys {
  * @example const known = createKnownKeys(coalesced(createRedisCounters(client)), systemClock)
  */
 export function createKnownKeys(counters: Counters, clock: Clock): KnownKeys {
-  const pairs = new Map<string, Pair>();
+  // By digest, then address: a request finds its pair without building the store entry's name (a string made per
+  // request costs more as a map key than the look-up itself). Emptied when full; the store keeps every pair.
+  let pairs = new Map<string, Map<string, Pair>>();
+  let count = 0;
   const writing = new Set<Promise<void>>();
 
   const entryOf = (digest: string, address: string) => `k:${digest}:${address}`;
-  const pairOf = (entry: string): Pair => {
-    let pair = pairs.get(entry);
+  const pairOf = (digest: string, address: string): Pair => {
+    let ofDigest = pairs.get(digest);
+    let pair = ofDigest?.get(address);
     if (!pair) {
-      if (pairs.size >= MAX_PAIRS) pairs.delete(pairs.keys().next().value!);
-      pairs.set(entry, (pair = { seen: -Infinity, written: -Infinity, readAt: -Infinity }));
+      if (count >= MAX_PAIRS) {
+        pairs = new Map();
+        count = 0;
+        ofDigest = undefined;
+      }
+      if (!ofDigest) pairs.set(digest, (ofDigest = new Map()));
+      ofDigest.set(address, (pair = { seen: -Infinity, written: -Infinity, readAt: -Infinity }));
+      count += 1;
     }
     return pair;
   };
 
   function record(digest: string, address: string) {
     const now = clock.now();
-    const entry = entryOf(digest, address);
-    const pair = pairOf(entry);
+    const pair = pairOf(digest, address);
     pair.seen = Math.max(pair.seen, now);
     if (now - pair.written < REWRITE_MS) return;
     pair.written = now;
     const write: Promise<void> = counters
-      .write(entry, storedSecondsAfter(now), ENTRY_SECONDS)
+      .write(entryOf(digest, address), storedSecondsAfter(now), ENTRY_SECONDS)
       .catch(() => {
         // The answer has gone out already; the pair's next success writes again.
         if (pair.written === now) pair.written = -Infinity;
@@ -93,12 +102,11 @@ export function createKnownKeys(counters: Counters, clock: Clock): KnownKeys {
 
   async function has(digest: string, address: string): Promise<boolean> {
     const now = clock.now();
-    const entry = entryOf(digest, address);
-    const known = pairs.get(entry);
+    const known = pairs.get(digest)?.get(address);
     if (known && now - known.seen < KNOWN_KEY_MS) return true;
     if (known && now - known.readAt < RECHECK_MS) return false;
-    const stored = await counters.read(entry);
-    const pair = pairOf(entry);
+    const stored = await counters.read(entryOf(digest, address));
+    const pair = pairOf(digest, address);
     pair.readAt = now;
     if (stored !== undefined) pair.seen = Math.max(pair.seen, fromStoredSeconds(stored) + REWRITE_MS);
     return now - pair.seen < KNOWN_KEY_MS;

@@ -110,6 +110,9 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
   // The UTC day of the requests being counted, found again only when the clock leaves it.
   let dayStart = Number.NaN;
   let day = '';
+  // Today's pending rows by key id (a number) or principal id (a string), then operation: a request finds its row
+  // without building the row's name. Emptied with `pending`.
+  let rowsToday = new Map<number | string, Map<string, Pending>>();
 
   function add(entry: Pending) {
     const id = `${entry.day}\u0000${entry.subject}\u0000${entry.plan}\u0000${entry.operationId}`;
@@ -161,6 +164,7 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
     if (pending.size === 0) return flushing;
     const batch = [...pending.values()];
     pending = new Map();
+    rowsToday = new Map();
     flushing = flushing.then(() => write(batch));
     return flushing;
   }
@@ -177,13 +181,21 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
       if (!(now >= dayStart && now < dayStart + DAY_MS)) {
         dayStart = now - (((now % DAY_MS) + DAY_MS) % DAY_MS);
         day = utcDay(dayStart);
+        rowsToday = new Map();
       }
-      const who = subjectText(subject);
-      const id = `${day}\u0000${who}\u0000${plan}\u0000${operationId}`;
-      let entry = pending.get(id);
-      if (!entry) {
-        entry = { day, subject: who, plan, operationId, served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
-        pending.set(id, entry);
+      const id = 'keyId' in subject ? subject.keyId : subject.principalId;
+      let ofSubject = rowsToday.get(id);
+      if (!ofSubject) rowsToday.set(id, (ofSubject = new Map()));
+      let entry = ofSubject.get(operationId);
+      if (!entry || entry.plan !== plan) {
+        const who = subjectText(subject);
+        const row = `${day}\u0000${who}\u0000${plan}\u0000${operationId}`;
+        entry = pending.get(row);
+        if (!entry) {
+          entry = { day, subject: who, plan, operationId, served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
+          pending.set(row, entry);
+        }
+        ofSubject.set(operationId, entry);
       }
       entry[outcome] += requests;
       if (timer === undefined) {
