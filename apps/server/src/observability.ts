@@ -3,6 +3,7 @@ import { PetStoreError, type PetStoreMetrics } from '@petstore/core';
 import { JSON_CONTENT_TYPE } from '@petstore/http';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { createTally } from './tally.js';
 import { version } from './version.js';
 
 /** Writes a JSON body; the metrics listener's own answers. */
@@ -28,11 +29,16 @@ interface PoolCounts {
 export function createObservability(options: { logger: Logger }) {
   const { logger } = options;
   const registry = new Registry();
-  const requests = new Counter({
+  // The two counters every request adds to are tallied here and handed to prom-client at each scrape.
+  const requestTally = createTally(['method', 'route', 'status', 'reason'] as const);
+  new Counter({
     name: 'petstore_http_requests_total',
     help: 'HTTP requests answered, shed ones included, by route and status; a 503 also by reason (database, redis, overloaded).',
     labelNames: ['method', 'route', 'status', 'reason'],
     registers: [registry],
+    collect() {
+      requestTally.into(this);
+    },
   });
   const latency = new Histogram({
     name: 'petstore_http_request_duration_seconds',
@@ -53,11 +59,15 @@ export function createObservability(options: { logger: Logger }) {
     labelNames: ['operation', 'plan'],
     registers: [registry],
   });
-  const calls = new Counter({
+  const callTally = createTally(['plan', 'operation', 'outcome'] as const);
+  new Counter({
     name: 'petstore_calls_total',
     help: 'Calls of API keys and principals by plan, operation (unmatched: none) and outcome (served, rateLimited, banned, clientErrors, serverErrors); per key: petstore usage.',
     labelNames: ['plan', 'operation', 'outcome'],
     registers: [registry],
+    collect() {
+      callTally.into(this);
+    },
   });
   const databaseWait = new Histogram({
     name: 'petstore_db_wait_seconds',
@@ -133,13 +143,13 @@ export function createObservability(options: { logger: Logger }) {
     /** The packages' metrics interface on this registry. */
     metrics: {
       requestServed({ method, route, status, seconds, reason }) {
-        requests.inc(reason ? { method, route, status, reason } : { method, route, status });
+        requestTally.add(method, route, status, reason);
         // A shed request never reached a route: its time says nothing of the service's latency.
         if (reason !== 'overloaded') latency.observe({ method, route }, seconds);
       },
       rateLimited: ({ plan, code }) => refused.inc({ plan, code }),
       deprecatedCall: ({ operationId, plan }) => deprecatedCalls.inc({ operation: operationId, plan }),
-      callCounted: ({ plan, operationId, outcome }) => calls.inc({ plan, operation: operationId, outcome }),
+      callCounted: ({ plan, operationId, outcome }) => callTally.add(plan, operationId, outcome),
       databaseWait: ({ stage, seconds }) => databaseWait.observe({ stage }, seconds),
     } satisfies PetStoreMetrics,
   };

@@ -1,6 +1,7 @@
 import { testDatabases } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPetStore, createQuota, PetStoreError, type Clock, type PetStore } from '../index.js';
+import { createUsageLedger } from './usage-ledger.js';
 
 const DAY_MS = 86_400_000;
 
@@ -114,5 +115,34 @@ describe.each(testDatabases)('the usage ledger on $name', (database) => {
     expect(await store.usage({ keyId: record.id })).toEqual([
       expect.objectContaining({ operationId: 'getPet', served: 0, serverErrors: 1 }),
     ]);
+  });
+});
+
+describe.each(testDatabases)('the usage ledger alone on $name', (database) => {
+  it("finds each row again after a flush, a new plan and a new day, and adds to it", async () => {
+    const opened = await database.open();
+    const clock: Clock & { at: number } = { at: Date.parse('2026-11-27T23:59:59Z'), now: () => clock.at };
+    const ledger = createUsageLedger({ db: opened.db, clock, flushEveryMs: 60_000 });
+    try {
+      ledger.record({ keyId: 1 }, 'free', 'listPets', 'served');
+      ledger.record({ principalId: '1' }, 'free', 'listPets', 'served');
+      await ledger.flush();
+      ledger.record({ keyId: 1 }, 'free', 'listPets', 'served', 2);
+      // The key's plan changed (an upgrade): its row of today is another one.
+      ledger.record({ keyId: 1 }, 'pro', 'listPets', 'rateLimited');
+      ledger.record({ keyId: 1 }, 'free', 'listPets', 'clientErrors');
+      clock.at += 1_000;
+      ledger.record({ keyId: 1 }, 'pro', 'listPets', 'served');
+      const zero = { served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
+      expect(await ledger.query()).toEqual([
+        { day: '2026-11-27', keyId: 1, plan: 'free', operationId: 'listPets', ...zero, served: 3, clientErrors: 1 },
+        { day: '2026-11-27', keyId: 1, plan: 'pro', operationId: 'listPets', ...zero, rateLimited: 1 },
+        { day: '2026-11-27', principalId: '1', plan: 'free', operationId: 'listPets', ...zero, served: 1 },
+        { day: '2026-11-28', keyId: 1, plan: 'pro', operationId: 'listPets', ...zero, served: 1 },
+      ]);
+    } finally {
+      await ledger.close();
+      await opened.close();
+    }
   });
 });

@@ -7,6 +7,11 @@ import type { PetStoreLogger } from '../telemetry/request-line.js';
 import { TOP_RANK } from '../trust-rank.js';
 import { createEventLoopLoad, type EventLoopLoad } from './event-loop-load.js';
 
+// The rank a response's request was admitted at, on the response itself (a weak map's entry per request costs the
+// garbage collector more than a property).
+const RANK = Symbol('petstore.rank');
+type Ranked = ServerResponse & { [RANK]?: number };
+
 /** What {@link createOverloadGuard} is built from. */
 export interface OverloadOptions {
   /**
@@ -73,7 +78,6 @@ export function createOverloadGuard(options: OverloadOptions) {
   let inFlight = 0;
   // The requests in flight by rank: a rank's share bounds the slots held by it and the ranks below it together.
   const byRank: number[] = new Array(TOP_RANK + 1).fill(0);
-  const rankOf = new WeakMap<ServerResponse, number>();
   let shed = 0;
   // When the guard last filled up, or a request last ended since: full, with neither for a while, is wedged.
   let stuckSince = 0;
@@ -87,7 +91,7 @@ export function createOverloadGuard(options: OverloadOptions) {
   };
   const releaseOne = function (this: ServerResponse) {
     const connection = held.get(this.req.socket);
-    const rank = rankOf.get(this);
+    const rank = (this as Ranked)[RANK];
     if (!connection || rank === undefined) return;
     connection.slots[rank]! -= 1;
     release(1, rank);
@@ -174,7 +178,7 @@ export function createOverloadGuard(options: OverloadOptions) {
       held.set(socket, { slots });
       socket.once('close', releaseAll);
     }
-    rankOf.set(res, rank);
+    (res as Ranked)[RANK] = rank;
     res.once('close', releaseOne);
   }
 
