@@ -139,11 +139,8 @@ describe.skipIf(unsupported)('petstore usage after two instances on one PostgreS
       await sleep(250);
     }
     await postgres.start();
-    await Promise.all(
-      [0, 1].map(async (i) => {
-        while ((await call('recovery', i, PRO, 'listPets')) !== 200) await sleep(50);
-      }),
-    );
+    // Each instance asked until it serves again (its pool reconnects on its own).
+    await Promise.all([0, 1].map((i) => until(`instance ${i} serves again`, async () => (await call('recovery', i, PRO, 'listPets')) === 200)));
 
     // SIGTERM: each instance writes what its ledger still holds as it closes.
     exitCodes.push(...(await Promise.all(instances.map((instance) => instance.stop('SIGTERM')))));
