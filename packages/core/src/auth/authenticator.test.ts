@@ -49,3 +49,22 @@ describe('the key cache', () => {
     lookUps.mockRestore();
   });
 });
+
+describe('the key a token last named', () => {
+  it('is still known when a later look-up fails (the database away), for counting, while verify refuses', async () => {
+    const database = await embedded.open();
+    let at = Date.parse('2026-11-26T12:00:00Z');
+    const clock: Clock = { now: () => at };
+    const keys = createApiKeyStore(database.db, { clock });
+    const auth = createAuthenticator({ keys, clock });
+    const { key, record } = await keys.create({ plan: 'pro', label: 'billed' });
+    expect(auth.lastKnown(key)).toBeUndefined();
+    expect((await auth.verify(key))?.id).toBe(record.id);
+    // The database goes away; the answer kept for a second has run out, so the next request looks up again.
+    await database.close();
+    at += 1_000;
+    await expect(auth.verify(key)).rejects.toThrow();
+    expect(auth.lastKnown(key)?.id).toBe(record.id);
+    expect(auth.lastKnown('never-looked-up-token-0123456789')).toBeUndefined();
+  });
+});

@@ -23,6 +23,13 @@ export interface Authenticator {
    * @example if (!(await authenticator.verify(token))) throw invalidApiKey(await authenticator.explain(token))
    */
   explain(token: string): Promise<KeyVerdict>;
+  /**
+   * The key this token named at its last look-up that succeeded, however long ago (while it is remembered): to count
+   * a request that failed before its key could be verified (a 503 while the database is away) under the key it
+   * came with, in the usage ledger. Never to admit a request: that is `verify`'s.
+   * @example if (failed.status >= 500) usage.record(authenticator.lastKnown(token))
+   */
+  lastKnown(token: string): ApiKeyRecord | undefined;
 }
 
 /** A look-up's answer before the clock is applied: a key past its expiry is still `found`. */
@@ -101,10 +108,17 @@ export function createAuthenticator(options: { keys: ApiKeyStore; clock: Clock; 
     if (!entry || now - entry.at >= cacheMs) {
       if (!isWellFormedApiKey(token)) return MALFORMED;
       if (cache.size >= MAX_ENTRIES) cache.clear();
+      const previous = entry;
       const fresh: CacheEntry = { at: now, found: lookUp(token) };
       fresh.found.then(
         (found) => (fresh.settled = found),
-        () => cache.get(token) === fresh && cache.delete(token),
+        () => {
+          // A failed look-up is not remembered: the next request looks up again. What was known before stays known,
+          // for `lastKnown`.
+          if (cache.get(token) !== fresh) return;
+          if (previous?.settled) cache.set(token, previous);
+          else cache.delete(token);
+        },
       );
       cache.set(token, (entry = fresh));
     }
@@ -119,5 +133,9 @@ export function createAuthenticator(options: { keys: ApiKeyStore; clock: Clock; 
       return verdict.key;
     },
     explain,
+    lastKnown(token) {
+      const found = cache.get(token)?.settled;
+      return found?.status === 'found' ? found.key : undefined;
+    },
   };
 }

@@ -237,6 +237,18 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     for (let i = 0; i < requests; i++) metrics?.callCounted?.({ plan: who.plan, operationId, outcome });
   }
 
+  /**
+   * The usage ledger's outcome of a failed request, counted under its caller; a server error that came before the key
+   * was verified (the database away) under the key its token named when last looked up, since that client got it.
+   */
+  function usedFailing(caller: Caller, context: CallContext, operationId: string, failed: PetStoreError, requests = 1) {
+    if (failed.status >= 500 && !caller.key && !caller.principal && context.apiKey !== undefined) {
+      const key = authenticator.lastKnown(context.apiKey);
+      if (key) caller.key = key;
+    }
+    used(caller, operationId, outcomeOf(failed.status, failed.code), requests);
+  }
+
   function failure(error: unknown, meta: ResponseMeta): PetStoreError {
     const failed =
       error instanceof PetStoreError
@@ -376,7 +388,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       return meta;
     } catch (error) {
       const failed = failure(error, meta);
-      used(caller, 'unmatched', outcomeOf(failed.status, failed.code), requests);
+      usedFailing(caller, context, 'unmatched', failed, requests);
       throw failed;
     }
   }
@@ -504,7 +516,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       return { data: result.data, meta };
     } catch (error) {
       const failed = failure(error, meta);
-      used(caller, operationId, outcomeOf(failed.status, failed.code));
+      usedFailing(caller, context, operationId, failed);
       throw failed;
     }
   }
