@@ -33,7 +33,8 @@ export function createTrustRanks(): TrustRanks {
       if (token === undefined || meta.keyId === undefined) return;
       const limit = meta.rateLimit?.find((window) => window.name === 'minute')?.limit;
       if (limit === undefined) return;
-      const rank = Math.min(TOP_RANK, 1 + LIMITS.filter((planLimit) => limit > planLimit).length);
+      let rank = 1;
+      for (const planLimit of LIMITS) if (limit > planLimit && rank < TOP_RANK) rank += 1;
       if (ranks.get(token) === rank) return;
       if (ranks.size >= MAX_ENTRIES) ranks.clear();
       ranks.set(token, rank);
