@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../storage/database.js';
+import { createBatchedCounts } from './batched-counts.js';
 
 /** One key's calls of one deprecated operation. */
 export interface DeprecatedUsage {
@@ -31,9 +32,9 @@ interface Pending {
 }
 
 /**
- * The deprecated-operation inventory: which keys still call deprecated operations, how often and when last. Requests
- * add to a counter in memory; a timer (every `flushEveryMs`, 5 s by default) adds the counts to the
- * `deprecated_calls` table, so recording costs no database write per request.
+ * The deprecated-operation inventory: which keys still call deprecated operations, how often and when last. Calls are
+ * counted in memory and added to the `deprecated_calls` table in batches (every `flushEveryMs`, 5 s by default; see
+ * batched-counts.ts), so recording costs no database write per request.
  * @example const ledger = createDeprecatedUsageLedger({ db, clock }); ledger.record(7, 'getPet')
  */
 export function createDeprecatedUsageLedger(options: {
@@ -42,12 +43,9 @@ export function createDeprecatedUsageLedger(options: {
   flushEveryMs?: number;
 }): DeprecatedUsageLedger {
   const { db, clock, flushEveryMs = 5_000 } = options;
-  let pending = new Map<string, Pending>();
-  let flushing: Promise<void> = Promise.resolve();
-  let timer: ReturnType<typeof setInterval> | undefined;
 
-  /** Adds a batch to the table; whatever could not be written goes back to the pending counts, nothing twice. */
-  async function write(batch: Pending[]) {
+  /** Adds a batch to the table, one upsert per key and operation; answers the entries it could not write. */
+  async function write(batch: Pending[]): Promise<readonly Pending[]> {
     for (const [index, entry] of batch.entries()) {
       try {
         await db
@@ -66,38 +64,27 @@ export function createDeprecatedUsageLedger(options: {
           )
           .execute();
       } catch {
-        // The database is away: keep what is unwritten for the next flush rather than lose it.
-        for (const unwritten of batch.slice(index)) add(unwritten);
-        return;
+        // The database is away: what is unwritten waits for the next flush rather than being lost.
+        return batch.slice(index);
       }
     }
+    return [];
   }
 
-  function add(entry: Pending) {
-    const key = `${entry.keyId}:${entry.operationId}`;
-    const known = pending.get(key);
-    if (!known) pending.set(key, { ...entry });
-    else {
-      known.calls += entry.calls;
-      known.last = Math.max(known.last, entry.last);
-    }
-  }
-
-  function flush(): Promise<void> {
-    if (pending.size === 0) return flushing;
-    const batch = [...pending.values()];
-    pending = new Map();
-    flushing = flushing.then(() => write(batch));
-    return flushing;
-  }
+  const counts = createBatchedCounts<Pending>({
+    flushEveryMs,
+    idOf: (entry) => `${entry.keyId}:${entry.operationId}`,
+    merge(into, from) {
+      into.calls += from.calls;
+      into.last = Math.max(into.last, from.last);
+    },
+    write,
+  });
+  const { flush } = counts;
 
   return {
     record(keyId, operationId) {
-      add({ keyId, operationId, calls: 1, last: clock.now() });
-      if (timer === undefined) {
-        timer = setInterval(() => void flush(), flushEveryMs);
-        timer.unref();
-      }
+      counts.add({ keyId, operationId, calls: 1, last: clock.now() });
     },
     flush,
     async list() {
@@ -117,10 +104,6 @@ export function createDeprecatedUsageLedger(options: {
         lastCalledAt: row.last_called_at,
       }));
     },
-    async close() {
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-      await flush();
-    },
+    close: counts.close,
   };
 }

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../storage/database.js';
 import { DAY_MS } from '../quota/windows.js';
+import { createBatchedCounts } from './batched-counts.js';
 
 /** How a request counted in the ledger ended. */
 export type UsageOutcome = 'served' | 'rateLimited' | 'banned' | 'clientErrors' | 'serverErrors';
@@ -81,6 +82,10 @@ interface Pending extends UsageCounts {
 /** The UTC day of `ms`, `YYYY-MM-DD`. */
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/** The name of a ledger row in memory: its day, subject, plan and operation. */
+const rowName = (day: string, subject: string, plan: string, operationId: string) =>
+  `${day}\u0000${subject}\u0000${plan}\u0000${operationId}`;
+
 const subjectText = (subject: UsageSubject) => ('keyId' in subject ? `k:${subject.keyId}` : `p:${subject.principalId}`);
 
 function checkedDay(name: string, day: string | undefined) {
@@ -101,27 +106,11 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
   if (!Number.isSafeInteger(retentionDays) || retentionDays < 1) {
     throw new RangeError(`retentionDays must be a whole number of days, at least 1, not ${retentionDays}.`);
   }
-  let pending = new Map<string, Pending>();
-  let flushing: Promise<void> = Promise.resolve();
-  let timer: ReturnType<typeof setInterval> | undefined;
   // The UTC day of the last prune: the ledger prunes on its first flush and on the first flush of each new day.
   let prunedOn: string | undefined;
 
-  // The UTC day of the requests being counted, found again only when the clock leaves it.
-  let dayStart = Number.NaN;
-  let day = '';
-  // Today's pending rows by key id (a number) or principal id (a string), then operation: a request finds its row
-  // without building the row's name. Emptied with `pending`.
-  let rowsToday = new Map<number | string, Map<string, Pending>>();
-
-  function add(entry: Pending) {
-    const id = `${entry.day}\u0000${entry.subject}\u0000${entry.plan}\u0000${entry.operationId}`;
-    const known = pending.get(id);
-    if (!known) pending.set(id, { ...entry });
-    else for (const outcome of OUTCOMES) known[outcome] += entry[outcome];
-  }
-
-  async function write(batch: Pending[]) {
+  /** Adds a batch to `usage_days`, one upsert per 500 rows; answers the rows it could not write. */
+  async function write(batch: Pending[]): Promise<readonly Pending[]> {
     for (let start = 0; start < batch.length; start += ROWS_PER_STATEMENT) {
       const rows = batch.slice(start, start + ROWS_PER_STATEMENT);
       try {
@@ -151,23 +140,32 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
           )
           .execute();
       } catch {
-        // The database is away: keep what is unwritten for the next flush rather than lose it.
-        for (const unwritten of batch.slice(start)) add(unwritten);
-        return;
+        // The database is away: what is unwritten waits for the next flush rather than being lost.
+        return batch.slice(start);
       }
     }
     const today = utcDay(clock.now());
     if (prunedOn !== today) await prune().then(() => (prunedOn = today), () => undefined);
+    return [];
   }
 
-  function flush(): Promise<void> {
-    if (pending.size === 0) return flushing;
-    const batch = [...pending.values()];
-    pending = new Map();
-    rowsToday = new Map();
-    flushing = flushing.then(() => write(batch));
-    return flushing;
-  }
+  const counts = createBatchedCounts<Pending>({
+    flushEveryMs,
+    idOf: (entry) => rowName(entry.day, entry.subject, entry.plan, entry.operationId),
+    merge(into, from) {
+      for (const outcome of OUTCOMES) into[outcome] += from[outcome];
+    },
+    write,
+  });
+  const flush = counts.flush;
+
+  // The UTC day of the requests being counted, found again only when the clock leaves it.
+  let dayStart = Number.NaN;
+  let day = '';
+  // Today's pending rows by key id (a number) or principal id (a string), then operation: a request finds its row
+  // without building the row's name. Emptied at each flush (`counts.generation`), when the rows stop being pending.
+  let rowsToday = new Map<number | string, Map<string, Pending>>();
+  let indexed = counts.generation;
 
   async function prune(): Promise<number> {
     const oldest = utcDay(clock.now() - (retentionDays - 1) * DAY_MS);
@@ -183,25 +181,30 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
         day = utcDay(dayStart);
         rowsToday = new Map();
       }
+      if (indexed !== counts.generation) {
+        rowsToday = new Map();
+        indexed = counts.generation;
+      }
       const id = 'keyId' in subject ? subject.keyId : subject.principalId;
       let ofSubject = rowsToday.get(id);
       if (!ofSubject) rowsToday.set(id, (ofSubject = new Map()));
       let entry = ofSubject.get(operationId);
       if (!entry || entry.plan !== plan) {
         const who = subjectText(subject);
-        const row = `${day}\u0000${who}\u0000${plan}\u0000${operationId}`;
-        entry = pending.get(row);
-        if (!entry) {
-          entry = { day, subject: who, plan, operationId, served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
-          pending.set(row, entry);
-        }
+        entry = counts.entry(rowName(day, who, plan, operationId), () => ({
+          day,
+          subject: who,
+          plan,
+          operationId,
+          served: 0,
+          rateLimited: 0,
+          banned: 0,
+          clientErrors: 0,
+          serverErrors: 0,
+        }));
         ofSubject.set(operationId, entry);
       }
       entry[outcome] += requests;
-      if (timer === undefined) {
-        timer = setInterval(() => void flush(), flushEveryMs);
-        timer.unref();
-      }
     },
     flush,
     async query(filter = {}) {
@@ -243,10 +246,6 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
       });
     },
     prune,
-    async close() {
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-      await flush();
-    },
+    close: counts.close,
   };
 }
