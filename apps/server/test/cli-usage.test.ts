@@ -60,6 +60,12 @@ describe.each(targets)('petstore usage on $name', (target) => {
     // The next UTC day.
     clock.at = Date.parse('2026-11-28T09:00:00Z');
     await on(1).listPets({}, { apiKey: PRO });
+    // A server error: with the pets table moved away for a moment, a create is answered 500 internal_error.
+    const { db } = stores[0]!.database;
+    await db.schema.alterTable('pets').renameTo('pets_away').execute();
+    const failed = await on(0).createPet({ name: 'Lost', categoryId: 1 }, { apiKey: PRO }).catch((error: { status?: number }) => error);
+    await db.schema.alterTable('pets_away').renameTo('pets').execute();
+    expect(failed).toMatchObject({ status: 500 });
     for (const one of stores) await one.close();
   });
   afterAll(async () => {
@@ -67,7 +73,7 @@ describe.each(targets)('petstore usage on $name', (target) => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  it('prints exactly those counts as CSV, per key, day, plan and operation', async () => {
+  it('prints exactly those counts as CSV, per key, day, plan and operation: served, 429, ban, 4xx and 5xx', async () => {
     const { code, stdout, stderr } = await run(['usage', '--format', 'csv'], env);
     expect(code, stderr).toBe(0);
     expect(stdout.split('\r\n').filter(Boolean)).toEqual([
@@ -76,13 +82,17 @@ describe.each(targets)('petstore usage on $name', (target) => {
       '2026-11-27,1,,configured,pro,getPet,0,0,0,1,0',
       '2026-11-27,1,,configured,pro,listPets,3,0,0,0,0',
       '2026-11-27,2,,configured,enterprise,listPets,2,1,2,0,0',
+      '2026-11-28,1,,configured,pro,createPet,0,0,0,0,1',
       '2026-11-28,1,,configured,pro,listPets,1,0,0,0,0',
     ]);
   });
 
   it('narrows by day, key and plan, and prints a table or JSON', async () => {
     const day = await run(['usage', '--from', '2026-11-28', '--to', '2026-11-28', '--format', 'json'], env);
-    expect(JSON.parse(day.stdout)).toEqual([expect.objectContaining({ day: '2026-11-28', keyId: 1, operationId: 'listPets', served: 1 })]);
+    expect(JSON.parse(day.stdout)).toEqual([
+      expect.objectContaining({ day: '2026-11-28', keyId: 1, operationId: 'createPet', served: 0, serverErrors: 1 }),
+      expect.objectContaining({ day: '2026-11-28', keyId: 1, operationId: 'listPets', served: 1 }),
+    ]);
     const key = await run(['usage', '--key', '2', '--format', 'json'], env);
     expect(JSON.parse(key.stdout)).toEqual([expect.objectContaining({ keyId: 2, rateLimited: 1, banned: 2 })]);
     const plan = await run(['usage', '--plan', 'enterprise'], env);

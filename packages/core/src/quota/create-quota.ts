@@ -96,6 +96,9 @@ const DAY_ENTRY_SECONDS = 2 * 86_400;
 const BAN_MARGIN_SECONDS = 3_600;
 // How long a shared store's value read by this instance (an address's count, a key's ban) is trusted.
 const RECHECK_MS = 1_000;
+// The longest address (an IPv6 address with a zone) and token (a key's longest form) whose derived names are kept.
+const MAX_KEPT_ADDRESS = 64;
+const MAX_KEPT_TOKEN = 255;
 // The memory store expires entries with setTimeout, which cannot wait longer than 24.8 days.
 const MAX_BAN_SECONDS = 7 * 86_400;
 
@@ -212,12 +215,15 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
   }
 
   // Every request asks for its address's counter and, once served, its token's digest: each worked out once (a
-  // string made per request costs more as a map key than the look-up it is made for).
-  const addressOf = memoized(addressKey, 10_000);
-  const digestOf = memoized(tokenDigest, 10_000);
+  // string made per request costs more as a map key than the look-up it is made for). Only short strings are kept
+  // (an address as a socket gives it, a token as long as a key may be): a stranger's 15 KB tokens or forwarded
+  // addresses are worked out each time and never held.
+  const addressOf = memoized(addressKey, { max: 10_000, maxLength: MAX_KEPT_ADDRESS });
+  const digestOf = memoized(tokenDigest, { max: 10_000, maxLength: MAX_KEPT_TOKEN });
   const counterNames = new Map<string, { window: number; name: string }>();
   const addressCounter = (address: string, now: number) => {
     const window = windowIndex(now, MINUTE_MS);
+    if (address.length > MAX_KEPT_ADDRESS) return `a:${addressOf(address)}:${window}`;
     let counter = counterNames.get(address);
     if (counter?.window !== window) {
       if (!counter && counterNames.size >= 10_000) counterNames.clear();
