@@ -213,7 +213,15 @@ describe.each(testDatabases)('the docs counted against the address on $name', (d
     expect(Number(refused.headers.get('content-length'))).toBeLessThan(1000);
     // The page counts too; the API's own clients, with their key, are served throughout.
     expect((await fetch(`${api.base}/docs/`)).status).toBe(429);
-    expect((await fetch(`${api.base}/pets`, { headers: api.auth })).status).toBe(200);
+    const listed = await fetch(`${api.base}/pets`, { headers: api.auth });
+    expect(listed.status).toBe(200);
+    // The docs asked for with that key are the key's request, as usual: served, counted against its windows.
+    const keyed = await fetch(`${api.base}/docs/`, { headers: api.auth });
+    expect(keyed.status).toBe(200);
+    expect(keyed.headers.get('x-ratelimit-limit')).toBe(listed.headers.get('x-ratelimit-limit'));
+    expect(Number(keyed.headers.get('x-ratelimit-remaining'))).toBe(Number(listed.headers.get('x-ratelimit-remaining')) - 1);
+    // A token never served from this address is refused as a wrong one is.
+    expect((await fetch(`${api.base}/docs/`, { headers: { authorization: 'Bearer pk_wrong' } })).status).toBe(429);
     api.clock.at += 60_000;
     expect((await fetch(`${api.base}/docs/redoc.standalone.js`, { method: 'HEAD' })).status).toBe(200);
   });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { ResponseMeta } from '@petstore/core';
+import { PetStoreError, type ResponseMeta } from '@petstore/core';
 import { errorResponse, resourceResponse, responseHeaders, type RequestContext, type StandardRequest, type StandardResponse } from '@petstore/http';
 import type { OpenApiDocumentCache } from './openapi/openapi-endpoint.js';
 import type { RestResource } from './rest-resource.js';
@@ -156,8 +156,10 @@ export function docsRoutes(document: OpenApiDocumentCache, meter?: DocsMeter): R
         try {
           meta = await meter(ctx);
         } catch (error) {
+          if (error instanceof PetStoreError && error.meta.keyId !== undefined) ctx.keyId = error.meta.keyId;
           return errorResponse(error);
         }
+        if (meta.keyId !== undefined) ctx.keyId = meta.keyId;
       }
       const response = await serve(request, ctx);
       Object.assign(response.headers, responseHeaders(meta));

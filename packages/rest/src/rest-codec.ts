@@ -114,8 +114,8 @@ export function createRestCodec(options: RestCodecOptions): Codec<Plan> {
     const document = cacheOpenApiDocument((document) => createOpenApiDocument({ ...document, contact: options.contact }), (request) => options.edge.servers(request, apiBase));
     const resource = (path: string, serve: RestResource): Route => ({ kind: 'resource', label: `${apiBase}${path}`, serve });
     routes.push({ method: 'GET', path: '/openapi.json', endpoint: resource('/openapi.json', openApiResource(document)) });
-    // Against the address, key or none: the docs need no key, and a key's quota and usage are its operations'.
-    const meter = options.store && ((ctx: RequestContext) => options.store!.meter({ clientAddress: ctx.clientAddress }));
+    // As any request: against a valid key (the address rule applied first), else against the address; never refused for want of a key.
+    const meter = options.store && ((ctx: RequestContext) => options.store!.meter(ctx, 1, { answered: 'served' }));
     for (const docs of docsRoutes(document, meter)) routes.push({ ...docs, endpoint: resource('/docs', docs.endpoint) });
   }
   const router = createRouter(routes);

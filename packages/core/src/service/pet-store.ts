@@ -117,10 +117,11 @@ export interface PetStore extends OperationMethods {
    * refused with 429. `countedAs` is how many of them a key's windows count (default all): the calls of a batch
    * refused after its first 429 count as none, so that one batch is one request toward a ban (DECISIONS "Hostile
    * clients and overload"); refused when the windows are over their limits with that count.
-   * `answered` is the error the request gets (`not_found` by default), for the usage ledger.
+   * `answered` is the error the request gets (`not_found` by default), or `served` for a resource served beside the
+   * operations (the docs), for the usage ledger.
    * @example await store.meter(context, 40, { countedAs: 1, answered: 'rate_limited' }) // 40 calls of a batch, refused as one request
    */
-  meter(context: CallContext, requests?: number, options?: { countedAs?: number; answered?: ErrorCode }): Promise<ResponseMeta>;
+  meter(context: CallContext, requests?: number, options?: { countedAs?: number; answered?: ErrorCode | 'served' }): Promise<ResponseMeta>;
   /** Whether the database answers. */
   isHealthy(): Promise<boolean>;
   /**
@@ -376,7 +377,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   async function meter(
     context: CallContext,
     requests = 1,
-    options: { countedAs?: number; answered?: ErrorCode } = {},
+    options: { countedAs?: number; answered?: ErrorCode | 'served' } = {},
   ): Promise<ResponseMeta> {
     const meta: ResponseMeta = {};
     const { countedAs = requests, answered = 'not_found' } = options;
@@ -384,7 +385,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     try {
       if (context.principal) await countPrincipal(context.principal, meta, undefined, requests, countedAs);
       else await count(context, meta, undefined, requests, countedAs, caller);
-      used(caller, 'unmatched', outcomeOf(errorCodes[answered].status, answered), requests);
+      used(caller, 'unmatched', answered === 'served' ? 'served' : outcomeOf(errorCodes[answered].status, answered), requests);
       return meta;
     } catch (error) {
       const failed = failure(error, meta);
