@@ -1,21 +1,15 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { databaseUrl, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { ENTERPRISE_ENTRY, ENTERPRISE_KEY, expectServed, startLegitimateClient } from './legitimate-client.js';
+import { serverDatabases } from './databases.js';
+import { cpuPerRequest } from './server-cpu.js';
 
 /** Short durations (the defaults are 10 s and 1 s): what used to be held for the body's 10 s is held for 2 s here. */
 const BODY_TIMEOUT_MS = 2_000;
 const LINGER_MS = 300;
-
-const databases = [
-  { name: 'the embedded database', env: async () => ({ env: { PETSTORE_DATA_DIR: 'memory://' }, drop: async () => {} }) },
-  ...(databaseUrl
-    ? [{ name: 'PostgreSQL', env: async () => { const { url, drop } = await scratchPostgres(); return { env: { DATABASE_URL: url }, drop }; } }]
-    : []),
-];
 
 /**
  * The headers of a create with no key whose body never comes: a `Content-Length` of 65,537 to 1,000,000, or chunked.
@@ -85,15 +79,7 @@ function attackFromChild(url: string, count: number, framing: 'keyed-get' | 'con
   });
 }
 
-/** This process's CPU time (the server's: the client is another process) per request of `run`, in ms. */
-async function cpuPerRequest(count: number, run: () => Promise<unknown>) {
-  const before = process.cpuUsage();
-  await run();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1_000 / count;
-}
-
-describe.each(databases)('requests without a key, answered from their headers, on $name', ({ env }) => {
+describe.each(serverDatabases)('requests without a key, answered from their headers, on $name', ({ env }) => {
   let running: RunningServer;
   let drop: () => Promise<void>;
   beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { connect } from 'node:net';
-import { databaseUrl, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProcess, type ServerProcess } from '../helpers.js';
 import { send } from '../faults/load.js';
 import { ENTERPRISE_ENTRY, ENTERPRISE_KEY, expectServed, startLegitimateClient } from './legitimate-client.js';
+import { serverDatabases } from './databases.js';
 
 /**
  * The security review's critical reproduction, as written: four connections, each a health check and 20 pipelined
@@ -27,14 +27,7 @@ function fourResetConnections(url: string) {
   );
 }
 
-const databases = [
-  { name: 'the embedded database', env: async () => ({ env: { PETSTORE_DATA_DIR: 'memory://' }, drop: async () => {} }) },
-  ...(databaseUrl
-    ? [{ name: 'PostgreSQL', env: async () => { const { url, drop } = await scratchPostgres(); return { env: { DATABASE_URL: url }, drop }; } }]
-    : []),
-];
-
-describe.each(databases)('pipelined requests on reset connections, on $name', ({ env }) => {
+describe.each(serverDatabases)('pipelined requests on reset connections, on $name', ({ env }) => {
   let server: ServerProcess;
   let drop: () => Promise<void>;
   beforeAll(async () => {
