@@ -36,7 +36,7 @@ const roomIn = (windows: readonly RateLimitWindow[] | undefined) => windows?.[0]
  * once, counted once against the address. Its calls then enter the core as the key's windows have room: the first
  * call alone, and once it is counted, as many of the others together as its windows have room left; the next call
  * after those waits for them to be counted, and so on. A call that waits for one that was refused with 429 is refused
- * with 429 without running; those are counted together (`store.meter(context, n, { countedAs: 0 })`), and count
+ * with 429 without running; those are counted together (`store.meter(context, n, { refusedWith })`), and count
  * toward no ban: one batch is one request, so 100 calls on a free key answer 60 and 40 429s and never ban it.
  * Calls that enter together keep their order: once one is refused with 429, the ones after it are refused without
  * reading their input (see `createBatchGate`).
@@ -60,9 +60,9 @@ export function createBatch(store: PetStore, context: CallContext): Batch {
       const pending = { requests: 0 } as { requests: number; counted: Promise<PetStoreError> };
       pending.counted = Promise.resolve().then(() => {
         refusals = undefined;
-        return store.meter(context, pending.requests, { countedAs: 0, answered: cause.code }).then(
-          // Not over a limit after all (a new minute began meanwhile): still refused, as the call they waited for was.
-          (meta) => new PetStoreError(cause.code, cause.message, { meta: { ...meta, retryAfter: cause.meta.retryAfter ?? 1 } }),
+        return store.meter(context, pending.requests, { refusedWith: cause }).then(
+          // Refused as the call they waited for was, with its windows: nothing was counted since.
+          (meta) => new PetStoreError(cause.code, cause.message, { meta: { ...cause.meta, ...meta, retryAfter: cause.meta.retryAfter ?? 1 } }),
           (error: unknown) => toPetStoreError(error),
         );
       });

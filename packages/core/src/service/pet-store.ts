@@ -113,15 +113,20 @@ export interface PetStore extends OperationMethods {
   /**
    * Counts a request that matches no operation (an unknown path, another method) against the caller's quota:
    * the key's when it is valid, the client address's otherwise. Never refuses a missing key; throws only 429/503.
-   * `requests` counts that many at once: the calls of a batch refused without running, after one of them was
-   * refused with 429. `countedAs` is how many of them a key's windows count (default all): the calls of a batch
-   * refused after its first 429 count as none, so that one batch is one request toward a ban (DECISIONS "Hostile
-   * clients and overload"); refused when the windows are over their limits with that count.
-   * `answered` is the error the request gets (`not_found` by default), or `served` for a resource served beside the
-   * operations (the docs), for the usage ledger.
-   * @example await store.meter(context, 40, { countedAs: 1, answered: 'rate_limited' }) // 40 calls of a batch, refused as one request
+   * `requests` counts that many at once. `refusedWith` is the 429 they were refused along with: the calls of a batch
+   * that waited for one refused with 429, refused without running. Those are the key's (the key verified and the
+   * address rule applied as for any request) but its windows count none of them, so that one batch is one request
+   * toward a ban (DECISIONS "Hostile clients and overload"), and the quota's store is not asked again; they are told
+   * and kept in the usage ledger as refused with its code.
+   * `answered` is the error the request gets (`not_found` by default; `refusedWith`'s code when given), or `served`
+   * for a resource served beside the operations (the docs), for the usage ledger.
+   * @example await store.meter(context, 40, { refusedWith: firstRefusal }) // 40 calls of a batch, refused along with its first 429
    */
-  meter(context: CallContext, requests?: number, options?: { countedAs?: number; answered?: ErrorCode | 'served' }): Promise<ResponseMeta>;
+  meter(
+    context: CallContext,
+    requests?: number,
+    options?: { answered?: ErrorCode | 'served'; refusedWith?: PetStoreError },
+  ): Promise<ResponseMeta>;
   /** Whether the database answers. */
   isHealthy(): Promise<boolean>;
   /**
@@ -282,13 +287,12 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     meta: ResponseMeta,
     operationId?: OperationId,
     requests = 1,
-    countedAs = requests,
     caller?: Caller,
   ): Promise<ApiKeyRecord | undefined> {
     const key = await admit(context, meta, operationId, requests, caller);
     if (!key) return undefined;
     meta.rateLimit = await quota
-      .consumeKey(subjectOf(key), countedAs)
+      .consumeKey(subjectOf(key), requests)
       .catch((error: unknown) => refused(error, key, operationId, requests));
     told({ key, operationId }, requests);
     return key;
@@ -346,11 +350,10 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     meta: ResponseMeta,
     operationId?: OperationId,
     requests = 1,
-    countedAs = requests,
   ): Promise<void> {
     meta.principalId = principal.id;
     meta.rateLimit = await quota
-      .consumeKey(quotaSubject(principal, plans), countedAs)
+      .consumeKey(quotaSubject(principal, plans), requests)
       .catch((error: unknown) => {
         if (error instanceof PetStoreError && error.status === 429) told({ key: undefined, principal, operationId, refusal: error }, requests);
         throw error;
@@ -377,14 +380,16 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   async function meter(
     context: CallContext,
     requests = 1,
-    options: { countedAs?: number; answered?: ErrorCode | 'served' } = {},
+    options: { answered?: ErrorCode | 'served'; refusedWith?: PetStoreError } = {},
   ): Promise<ResponseMeta> {
     const meta: ResponseMeta = {};
-    const { countedAs = requests, answered = 'not_found' } = options;
+    const { refusedWith } = options;
+    const answered = options.answered ?? (refusedWith?.code as ErrorCode | undefined) ?? 'not_found';
     const caller: Caller = context.principal ? { principal: context.principal } : {};
     try {
-      if (context.principal) await countPrincipal(context.principal, meta, undefined, requests, countedAs);
-      else await count(context, meta, undefined, requests, countedAs, caller);
+      if (refusedWith) await refusedAlong(context, meta, requests, refusedWith, caller);
+      else if (context.principal) await countPrincipal(context.principal, meta, undefined, requests);
+      else await count(context, meta, undefined, requests, caller);
       used(caller, 'unmatched', answered === 'served' ? 'served' : outcomeOf(errorCodes[answered].status, answered), requests);
       return meta;
     } catch (error) {
@@ -392,6 +397,17 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       usedFailing(caller, context, 'unmatched', failed, requests);
       throw failed;
     }
+  }
+
+  /** See `meter`'s `refusedWith`: the caller known (its key verified, the address rule applied), nothing counted. */
+  async function refusedAlong(context: CallContext, meta: ResponseMeta, requests: number, refusal: PetStoreError, caller: Caller) {
+    if (context.principal) {
+      meta.principalId = context.principal.id;
+      told({ key: undefined, principal: context.principal, refusal }, requests);
+      return;
+    }
+    const key = await admit(context, meta, undefined, requests, caller);
+    if (key) told({ key, refusal }, requests);
   }
 
   /**
@@ -478,7 +494,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     try {
       const { principal } = context;
       const own = op.ownLimitPerMinute === undefined ? undefined : await countOwn(context, meta, op, caller);
-      const key = own ? caller.key : principal ? undefined : await count(context, meta, operationId, 1, 1, caller);
+      const key = own ? caller.key : principal ? undefined : await count(context, meta, operationId, 1, caller);
       if (own) {
         // Admitted by its own limit.
       } else if (principal) {

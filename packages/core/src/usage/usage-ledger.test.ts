@@ -64,7 +64,7 @@ describe.each(testDatabases)('the usage ledger on $name', (database) => {
 
   it("counts the calls of a batch refused after its first 429 as 429s, without spending the key's windows", async () => {
     const { key, record } = await store.apiKeys.create({ plan: 'free' });
-    await store.meter({ apiKey: key }, 40, { countedAs: 0, answered: 'rate_limited' });
+    await store.meter({ apiKey: key }, 40, { refusedWith: new PetStoreError('rate_limited') });
     expect(await store.usage({ keyId: record.id })).toEqual([
       expect.objectContaining({ operationId: 'unmatched', rateLimited: 40, clientErrors: 0 }),
     ]);
