@@ -58,7 +58,7 @@ describe.each(serverDatabases)('streamed tRPC batches, on $name', ({ env }) => {
     expect([...(await allPetIds(running.url, ENTERPRISE_KEY))]).toHaveLength(60);
   });
 
-  it('a 100-call streamed batch from a banned key is refused once, costing the server under 1 ms, about what one refused call does', { timeout: 60_000 }, async () => {
+  it('a 100-call streamed batch from a banned key is refused once, costing the server about what one refused call does', { timeout: 60_000 }, async () => {
     // Banned: past its 60 a minute and the 10 refusals after it.
     for (let i = 0; i < 75; i++) await send({ url: running.url, method: 'GET', path: '/v1/pets?limit=1', headers: { authorization: `Bearer ${BANNED}` } });
     const banned = { ...streamed, authorization: `Bearer ${BANNED}` };
@@ -80,8 +80,9 @@ describe.each(serverDatabases)('streamed tRPC batches, on $name', ({ env }) => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expectServed(await client.stop(), { atLeast: 5 });
     console.log(`server CPU per request (ms): one banned call ${single.toFixed(3)}, a streamed batch of 100 ${batch.toFixed(3)}`);
-    // Each call answered in the stream cost 0.1 ms or more of its own (11.7 ms a batch), where one answer costs one:
-    // here 0.4–0.8 ms a batch, about one call and a half. Ratios, with room for a shared machine.
+    // Each call answered in the stream cost 0.1 ms or more of its own (11.7 ms a batch), where one answer costs one.
+    // The built server takes 0.4–0.6 ms a batch (docs/decisions.md); run from sources under vitest, about twice that.
+    // Ratios, with room for a shared machine.
     expect(batch).toBeLessThan(2 * single + 0.3);
   });
 
