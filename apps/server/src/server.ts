@@ -77,7 +77,9 @@ export async function startServer(
   options: { clock?: Clock; createDevelopmentKey?: boolean; logger?: Logger; signal?: AbortSignal } = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: 'silent' });
-  const observability = createObservability({ logger });
+  // Metrics are kept only when a listener serves them: without PETSTORE_METRICS_PORT nobody can read them, and no request
+  // pays for a histogram or a timed statement, nor an idle process for the event loop's sampling.
+  const observability = config.metricsPort === undefined ? undefined : createObservability({ logger });
   // Traced through the SDK a host registered before the service started (node --import), else not at all.
   const tracerProvider = tracingChoice();
   // A folder without PG_VERSION holds no database yet: this start makes one.
@@ -95,7 +97,7 @@ export async function startServer(
     quota: config.quota,
     usage: { retentionDays: config.usageRetentionDays },
     release,
-    metrics: observability.metrics,
+    metrics: observability?.metrics,
     tracerProvider,
     ...(options.clock ? { clock: options.clock } : {}),
   });
@@ -120,8 +122,8 @@ export async function startServer(
       logger.debug({ err: error }, 'Could not note the data folder (for the warning after an upgrade elsewhere)'),
     );
   }
-  if (service.database.pool) observability.watchPool(service.database.pool);
-  observability.watchDependencies(service.dependencies);
+  if (service.database.pool) observability?.watchPool(service.database.pool);
+  observability?.watchDependencies(service.dependencies);
   const check = config.platformHost ? createDnsCheck({ platformHost: config.platformHost, servers: config.dnsServers }) : undefined;
   const domains = createDomainStore(service.database.db, { schema: service.schema, check, ...(options.clock ? { clock: options.clock } : {}) });
   const domainRegistry = await startDomainRegistry({ domains, recheck: check !== undefined, logger });
@@ -132,7 +134,7 @@ export async function startServer(
     shedLagMs: config.shedLagMs,
     shedUtilization: config.shedUtilization,
     logger,
-    metrics: observability.metrics,
+    metrics: observability?.metrics,
   });
   const handler = createHttpHandler(service.store, {
     publicUrl: config.publicUrl,
@@ -147,7 +149,7 @@ export async function startServer(
     writeAtTurnEnd: true,
     // Request lines, fault lines (an outage as two lines), metrics and load shedding: the package's, turned on.
     logger,
-    metrics: observability.metrics,
+    metrics: observability?.metrics,
     outageLog,
     overload,
     tracerProvider,
@@ -159,7 +161,7 @@ export async function startServer(
   // The internal listener: metrics, and the TLS server's certificate ask for custom domains.
   const ask = createCertificateAsk(domains);
   const metricsServer =
-    config.metricsPort === undefined
+    observability === undefined
       ? undefined
       : // The API port's socket limits: a slow or silent client holds no socket here either.
         createServer(SOCKET_LIMITS, (req, res) => {

@@ -53,6 +53,27 @@ describe('the service process on the embedded database', () => {
     }
   });
 
+  it('sleeps when idle: without a metrics listener nothing samples the event loop (it woke 100 times a second)', async () => {
+    const wakesPerSecond = async (server: Awaited<ReturnType<typeof startProcess>>) => {
+      const switches = async () => Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(await readFile(`/proc/${server.child.pid}/status`, 'utf8'))?.[1]);
+      await sleep(1_000);
+      const before = await switches();
+      await sleep(3_000);
+      return ((await switches()) - before) / 3;
+    };
+    const [quiet, measured] = await Promise.all([
+      startProcess({ PETSTORE_DATA_DIR: 'memory://' }),
+      startProcess({ PETSTORE_DATA_DIR: 'memory://', PETSTORE_METRICS_PORT: '0' }),
+    ]);
+    try {
+      const [idle, sampling] = await Promise.all([wakesPerSecond(quiet), wakesPerSecond(measured)]);
+      expect(idle, `${idle} wake-ups a second without metrics, ${sampling} with`).toBeLessThan(20);
+      expect(sampling).toBeGreaterThan(2 * idle);
+    } finally {
+      await Promise.all([quiet.stop(), measured.stop()]);
+    }
+  });
+
   it('lets an in-flight request finish on SIGTERM before it exits', async () => {
     const server = await startProcess({ PETSTORE_DATA_DIR: 'memory://', PETSTORE_API_KEYS: 'inflight-key-0123456789:pro' });
     const body = JSON.stringify({ name: 'Late', categoryId: 1 });
