@@ -147,7 +147,7 @@ export async function startServer(
     dependencies: service.dependencies,
     // The service's own server writes each turn's responses together (measured: fewer client wake-ups under load).
     writeAtTurnEnd: true,
-    // Request lines, fault lines (an outage as two lines), metrics and load shedding: the package's, turned on.
+    // Request lines, fault lines (an outage as two lines), metrics (when served) and load shedding: the package's, turned on.
     logger,
     metrics: observability?.metrics,
     outageLog,
