@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { ENTERPRISE_ENTRY, ENTERPRISE_KEY, expectServed, startLegitimateClient } from './legitimate-client.js';
 import { serverDatabases } from './databases.js';
-import { cpuPerRequest } from './server-cpu.js';
+import { clientInChild, cpuPerRequest } from './server-cpu.js';
 
 /** Short durations (the defaults are 10 s and 1 s): what used to be held for the body's 10 s is held for 2 s here. */
 const BODY_TIMEOUT_MS = 2_000;
@@ -70,13 +69,7 @@ function attackFromChild(url: string, count: number, framing: 'keyed-get' | 'con
     }
     console.log(JSON.stringify(statuses));
   `;
-  return new Promise<Record<string, number>>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, port, String(count), framing, key], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.on('error', reject);
-    child.on('close', () => resolve(JSON.parse(out || '{}') as Record<string, number>));
-  });
+  return clientInChild(script, [port, String(count), framing, key]);
 }
 
 describe.each(serverDatabases)('requests without a key, answered from their headers, on $name', ({ env }) => {

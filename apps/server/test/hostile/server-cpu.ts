@@ -31,10 +31,17 @@ export function getsFromChild(url: string, count: number, path: string, headers:
     agent.destroy();
     console.log(JSON.stringify(statuses));
   `;
+  return clientInChild(script, [url, String(count), path, JSON.stringify(headers)]);
+}
+
+/**
+ * Runs `script` (an ES module reading its arguments from `process.argv.slice(1)`) as a client in a process of its
+ * own, and answers what it printed as JSON: how many answers got each status.
+ * @example await clientInChild(`console.log(JSON.stringify({ 200: 1 }))`, [])
+ */
+export function clientInChild(script: string, args: string[]) {
   return new Promise<Record<string, number>>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, url, String(count), path, JSON.stringify(headers)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     child.on('error', reject);
