@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { testDatabases } from '@petstore/testing';
+import { listen, testDatabases, type Listening } from '@petstore/testing';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen, type Listening } from './testing/listen.js';
 import { startService, type TestService } from './testing/service.js';
 
 const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';

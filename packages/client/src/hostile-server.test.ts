@@ -4,7 +4,7 @@ import { createTRPCClient, TRPCClientError } from '@trpc/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { clientDefaults, createClient, PetStoreApiError, type RateLimitFields } from './index.js';
 import { errorBody } from './testing/scripted-server.js';
-import { listen, type Listening } from './testing/listen.js';
+import { listen, type Listening } from '@petstore/testing';
 import { sharedClock } from './testing/service.js';
 import { petStoreLinks } from './trpc.js';
 

@@ -15,7 +15,8 @@ async function sourceFiles(dir: string): Promise<string[]> {
   const files = await Promise.all(
     entries.map((entry) => {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) return sourceFiles(path);
+      // src/testing holds test helpers, built and published with nothing (tsconfig.build.json, package.json files).
+      if (entry.isDirectory()) return entry.name === 'testing' ? [] : sourceFiles(path);
       return entry.name.endsWith('.ts') && !entry.name.includes('.test') ? [path] : [];
     }),
   );

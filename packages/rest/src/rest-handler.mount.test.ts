@@ -1,11 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { createPetStore, type PetStore } from '@petstore/core';
-import { testDatabases } from '@petstore/testing';
+import { listen, testDatabases } from '@petstore/testing';
 import express from 'express';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRestHandler } from './rest-handler.js';
-import { listen } from './testing/listen.js';
 import { expectError } from './testing/rest-server.js';
 
 type Pet = { id: number; name: string; categoryId: number; status: string };

@@ -1,10 +1,8 @@
-import { operationRoutes, testDatabases } from '@petstore/testing';
+import { listen, openDatabase, operationRoutes, testDatabases } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPetStore, generateApiKey } from '@petstore/core';
-import { openDatabase } from '@petstore/testing';
 import { sql } from 'kysely';
 import { createRestHandler } from './rest-handler.js';
-import { listen } from './testing/listen.js';
 import { expectError, startRestServer, type RestServer } from './testing/rest-server.js';
 
 describe.each(testDatabases)('the REST handler on $name', (database) => {

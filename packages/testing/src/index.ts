@@ -9,6 +9,7 @@ import { freePort } from './free-port.js';
 import { killAtExit, stopChild } from './stop-child.js';
 
 export { freePort } from './free-port.js';
+export { listen, type Listening } from './listen.js';
 export { processClock, type ProcessClock } from './process-clock.js';
 export { killAtExit } from './stop-child.js';
 export { operationRoutes, type OperationRoute } from './operation-routes.js';

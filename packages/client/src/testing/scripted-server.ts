@@ -1,4 +1,4 @@
-import { listen } from './listen.js';
+import { listen } from '@petstore/testing';
 
 /** One scripted answer, or `drop`: the connection is closed once the request has arrived, with no answer. */
 export type ScriptedAnswer = { status: number; headers?: Record<string, string>; body?: unknown } | 'drop';

@@ -1,7 +1,6 @@
 import { createPetStore, createQuota, type PetStore, type PlanName } from '@petstore/core';
 import { createHttpHandler, createOverloadGuard } from '@petstore/embed';
-import type { TestDatabase } from '@petstore/testing';
-import { listen } from './listen.js';
+import { listen, type TestDatabase } from '@petstore/testing';
 
 /** A settable clock shared by the service and a client: `sleep` moves it instead of waiting. */
 export interface SharedClock {

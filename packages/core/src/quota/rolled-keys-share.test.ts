@@ -1,36 +1,20 @@
-import { openTestRedis, redisUrl, refusal, testDatabases } from '@petstore/testing';
+import { refusal } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPetStore, createQuota, type ClosableQuota, type Clock, type PetStore } from '../index.js';
+import type { Clock, PetStore } from '../index.js';
+import { openQuotaSetup, quotaSetups } from '../testing/quota-setups.js';
 
 // DECISIONS "Hostile clients and overload": a rolled key and its successor share one quota and one ban during the
 // grace period. On each quota store: memory (on PGlite), the table (on PostgreSQL), Redis.
-const setups = [
-  ...testDatabases.map((database) => ({ name: `${database.name} with ${database.name === 'pglite' ? 'memory' : 'postgres'} counters`, database, redis: false })),
-  ...(redisUrl ? [{ name: `${testDatabases.at(-1)!.name} with redis counters`, database: testDatabases.at(-1)!, redis: true }] : []),
-];
 const DAY_MS = 86_400_000;
 
-describe.each(setups)('a rolled key and its successor on $name', ({ database, redis }) => {
+describe.each(quotaSetups)('a rolled key and its successor on $name', (setup) => {
   let close: () => Promise<void>;
-  let quota: ClosableQuota;
   let store: PetStore;
   const clock: Clock & { at: number } = { at: Date.parse('2026-11-21T12:00:15.200Z'), now: () => clock.at };
   const nextMinute = () => (clock.at = (Math.floor(clock.at / 60_000) + 1) * 60_000 + 15_200);
 
   beforeAll(async () => {
-    const opened = await database.open();
-    const counters = redis ? await openTestRedis() : undefined;
-    quota = counters
-      ? createQuota({ store: 'redis', client: counters.client, keyPrefix: counters.keyPrefix, clock })
-      : opened.pool
-        ? createQuota({ store: 'postgres', pool: opened.pool, clock })
-        : createQuota({ store: 'memory', clock });
-    store = createPetStore({ db: opened.db, clock, quota });
-    close = async () => {
-      await quota.close();
-      await counters?.close();
-      await opened.close();
-    };
+    ({ store, close } = await openQuotaSetup(setup, clock));
   });
   afterAll(() => close());
 

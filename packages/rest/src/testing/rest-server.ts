@@ -1,8 +1,7 @@
 import { createPetStore, createQuota, type Clock, type Limits, type PetStore, type PlanName, type QuotaOptions } from '@petstore/core';
-import type { TestDatabase } from '@petstore/testing';
+import { listen, type TestDatabase } from '@petstore/testing';
 import { expect } from 'vitest';
 import { createRestHandler, type RestHandlerOptions } from '../rest-handler.js';
-import { listen } from './listen.js';
 
 /** A settable clock; it starts on 21 November 2026, noon UTC. */
 export type TestClock = Clock & { at: number };
