@@ -75,7 +75,13 @@ install_into() {
   fi
 }
 
-for manager in npm pnpm; do
+# Every tarball, for the projects that install them all.
+all_tarballs=()
+for name in "${packages[@]}"; do all_tarballs+=("$(tarball "$name")"); done
+
+# The README's snippets and every package README's fragments, installed with npm or with pnpm (\$1).
+check_manager() {
+  local manager=$1 consumer fragments
   # The repository README's snippets, in a project that installs only what the README's install lines name: every
   # fenced block after a `<!-- snippet: NAME -->` line becomes src/NAME.ts, compiled strictly and run.
   consumer="$work/consumer-$manager"
@@ -102,15 +108,14 @@ for manager in npm pnpm; do
     node scripts/readme-snippets.mjs extract-all "packages/$name/README.md" "$fragments/src" "$name" ||
       fail "the fragments of packages/$name/README.md could not be extracted"
   done
-  all_tarballs=()
-  for name in "${packages[@]}"; do all_tarballs+=("$(tarball "$name")"); done
   if install_into "$fragments" "$manager" "${all_tarballs[@]}" "${host_packages[@]}"; then
     (cd "$fragments" && npx --no-install tsc -p tsconfig.json --noEmit) ||
       fail "a fragment of a package's README does not compile as pasted ($manager)"
   else
     fail "the tarballs did not install into the fragments' project ($manager)"
   fi
-done
+}
+
 
 # The README's snippets and every package README's fragments on the versions users get: each peer of the packages at
 # the newest release its range allows (read from the packages' peerDependencies, so a new peer is covered without a
@@ -128,7 +133,8 @@ mapfile -t peer_sets < <(node -e '
   const widest = Math.max(...split.map((alternatives) => alternatives.length));
   for (let i = 0; i < widest; i++) console.log(split.map((alternatives) => alternatives[Math.min(i, alternatives.length - 1)]).join(" "));
 ' "${packages[@]}")
-for peer_set in "${peer_sets[@]}"; do
+check_peers() {
+  local peer_set=$1 peers kysely_range newest newest_host keep pinned peer installed
   read -ra peers <<< "$peer_set"
   kysely_range=$(printf '%s\n' "${peers[@]}" | sed -n 's/^kysely@//p')
   newest="$work/newest-peers-$(echo "$kysely_range" | tr -cd '0-9.')"
@@ -162,7 +168,8 @@ for peer_set in "${peer_sets[@]}"; do
   else
     fail "the tarballs did not install with the newest peers ($peer_set)"
   fi
-done
+}
+
 
 # A host on PostgreSQL that already has TypeScript installs the packages without the embedded database: nothing of
 # PGlite, its template, tar, ioredis or the OpenTelemetry API may arrive, the whole must stay within 25 MB and 30
@@ -170,6 +177,8 @@ done
 # must work on DATABASE_URL (scripts/postgres-host.mjs) without loading any of them. Then the host installs its own
 # pg, pino, @trpc/client and OpenTelemetry SDK and serves REST and tRPC on its pool, schema, logger and tracer
 # provider (scripts/traced-host.mjs).
+# (Not indented: the here-documents below end at the start of a line.)
+check_postgres_host() {
 host="$work/postgres-host"
 mkdir -p "$host/src"
 count_packages() { find "$host/node_modules" -name package.json | grep -cE 'node_modules/(@[^/]+/)?[^/]+/package\.json$'; }
@@ -257,6 +266,9 @@ fi
 # @petstore/client alone, as a browser or Node app installs it: no server code, at most 4 packages (the client, zod
 # for its types, p-limit and its yocto-queue for the request slots), its size stated; typed calls compile strictly (skipLibCheck false) with the DOM's types
 # and no @types/node, and wrong inputs do not (each @ts-expect-error below must meet an error, or tsc fails).
+}
+
+check_client_app() {
 app="$work/client-app"
 mkdir -p "$app/src"
 echo '{ "name": "client-app", "private": true, "type": "module" }' > "$app/package.json"
@@ -319,6 +331,29 @@ TS
 else
   fail "TypeScript did not install into the scratch client app"
 fi
+
+}
+
+# The checks above are independent of each other (each its own scratch project; on PostgreSQL, only the host's check
+# uses DATABASE_URL's own database, the others databases or schemas they make): three run at a time, each with its
+# output kept and printed whole, in the order they were started, once all have ended. A failure in any fails the script.
+checks=()
+start_check() {
+  local log="$work/check-${#checks[@]}.log"
+  while [ "$(jobs -rp | wc -l)" -ge 3 ]; do wait -n; done
+  ( status=0; "$@"; echo $status >"$log.status" ) >"$log" 2>&1 &
+  checks+=("$log")
+}
+start_check check_manager npm
+for peer_set in "${peer_sets[@]}"; do start_check check_peers "$peer_set"; done
+start_check check_postgres_host
+start_check check_manager pnpm
+start_check check_client_app
+wait
+for log in "${checks[@]}"; do
+  cat "$log"
+  [ "$(cat "$log.status" 2>/dev/null)" = 0 ] || status=1
+done
 
 [ $status -eq 0 ] && echo "check-packages: all public packages pass" 
 exit $status
