@@ -79,7 +79,7 @@ install_into() {
 all_tarballs=()
 for name in "${packages[@]}"; do all_tarballs+=("$(tarball "$name")"); done
 
-# The README's snippets and every package README's fragments, installed with npm or with pnpm (\$1).
+# The README's snippets and every package README's fragments, installed with npm or with pnpm ($1).
 check_manager() {
   local manager=$1 consumer fragments
   # The repository README's snippets, in a project that installs only what the README's install lines name: every
@@ -115,7 +115,6 @@ check_manager() {
     fail "the tarballs did not install into the fragments' project ($manager)"
   fi
 }
-
 
 # The README's snippets and every package README's fragments on the versions users get: each peer of the packages at
 # the newest release its range allows (read from the packages' peerDependencies, so a new peer is covered without a
@@ -170,14 +169,13 @@ check_peers() {
   fi
 }
 
-
 # A host on PostgreSQL that already has TypeScript installs the packages without the embedded database: nothing of
 # PGlite, its template, tar, ioredis or the OpenTelemetry API may arrive, the whole must stay within 25 MB and 30
 # packages, the public types must compile strictly (skipLibCheck false) without the API, and the in-process calls
 # must work on DATABASE_URL (scripts/postgres-host.mjs) without loading any of them. Then the host installs its own
 # pg, pino, @trpc/client and OpenTelemetry SDK and serves REST and tRPC on its pool, schema, logger and tracer
 # provider (scripts/traced-host.mjs).
-# (Not indented: the here-documents below end at the start of a line.)
+# (This check and the next are not indented: their here-documents end at the start of a line.)
 check_postgres_host() {
 host="$work/postgres-host"
 mkdir -p "$host/src"
@@ -262,12 +260,11 @@ TS
 else
   fail "the tarballs did not install into a host on PostgreSQL (npm ci --omit=dev)"
 fi
+}
 
 # @petstore/client alone, as a browser or Node app installs it: no server code, at most 4 packages (the client, zod
 # for its types, p-limit and its yocto-queue for the request slots), its size stated; typed calls compile strictly (skipLibCheck false) with the DOM's types
 # and no @types/node, and wrong inputs do not (each @ts-expect-error below must meet an error, or tsc fails).
-}
-
 check_client_app() {
 app="$work/client-app"
 mkdir -p "$app/src"
@@ -331,7 +328,6 @@ TS
 else
   fail "TypeScript did not install into the scratch client app"
 fi
-
 }
 
 # The checks above are independent of each other (each its own scratch project; on PostgreSQL, only the host's check
