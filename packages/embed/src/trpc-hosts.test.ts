@@ -57,8 +57,11 @@ describe.each(testDatabases)('the pets procedures in a host\'s own tRPC server o
   beforeAll(async () => {
     const opened = await database.open();
     closeDatabase = opened.close;
-    quota = createQuota({ store: 'memory' });
-    store = createPetStore({ db: opened.db, isUnavailable: opened.isUnavailable, quota });
+    // A clock that stands still: a user's 61 calls stay in one minute window (on the wall clock, a minute that ended
+    // among them gave the 61st a fresh window).
+    const clock = { now: () => Date.parse('2026-11-27T12:00:10Z') };
+    quota = createQuota({ store: 'memory', clock });
+    store = createPetStore({ db: opened.db, isUnavailable: opened.isUnavailable, quota, clock });
     apiKey = (await store.apiKeys.create({ plan: 'pro' })).key;
     const { router, responseMeta } = hostRouter(store);
     host = createHTTPServer({
