@@ -17,7 +17,7 @@ const snippet = (name: string) => [...contributing.matchAll(/<!-- snippet: ([a-z
 /** CONTRIBUTING.md's two examples: one with no new query, one with its query (and the file its snippet is). */
 const OPERATIONS = [
   { name: 'copyPet', file: 'copy-pet' },
-  { name: 'updatePetStatus', file: 'update-pet-status' },
+  { name: 'countPetsInCategory', file: 'count-pets-in-category' },
 ] as const;
 const OPERATIONS_DIR = 'packages/core/src/operations';
 const REPOSITORY = 'packages/core/src/storage/pet-repository.ts';
@@ -58,7 +58,7 @@ function register(registry: string, operation: (typeof OPERATIONS)[number]): str
 }
 
 /**
- * Step 2 of CONTRIBUTING.md for `updateStatus`: each snippet at the end of the block it belongs in (the interface,
+ * Step 2 of CONTRIBUTING.md for `countInCategory`: each snippet at the end of the block it belongs in (the interface,
  * the verbs, the object `createPetRepository` returns), found by the line that opens the block.
  */
 function addQuery(repository: string): string {
@@ -70,9 +70,9 @@ function addQuery(repository: string): string {
     if (end < 0 || text === undefined) throw new Error(`pet-repository.ts or CONTRIBUTING.md changed (${snippetName}): update this test and CONTRIBUTING.md step 2.`);
     lines.splice(end, 0, text);
   };
-  into(/^export interface PetRepository \{$/, '}', 'update-status-method');
-  into(/^export const petQueryVerbs\b/, '});', 'update-status-verb');
-  into(/^export function createPetRepository\(/, '  };', 'update-status-query');
+  into(/^export interface PetRepository \{$/, '}', 'count-method');
+  into(/^export const petQueryVerbs\b/, '});', 'count-verb');
+  into(/^export function createPetRepository\(/, '  };', 'count-query');
   return lines.join('\n');
 }
 
