@@ -1,3 +1,4 @@
+import type { PreconditionFailedError } from './pet-store-api-error.js';
 import type { RateLimitHandler } from './rate-limit-fields.js';
 
 /** Options of one call; each overrides the client's. */
@@ -14,6 +15,12 @@ export interface CallOptions {
    * pass your own to make a call made again later (after a crash, say) safe too.
    */
   idempotencyKey?: string | undefined;
+  /**
+   * The `If-Match` of a change (`updatePet`, `deletePet`; ignored by reads): the `ETag` of the version the change is
+   * meant for, or `*`. When the animal is at another version the call rejects with a {@link PreconditionFailedError}
+   * carrying the current `etag`, and nothing changed.
+   */
+  ifMatch?: string | undefined;
   /** Retries after the first attempt. */
   maxRetries?: number | undefined;
   /** Extra request headers (`X-Request-Id`, say). */

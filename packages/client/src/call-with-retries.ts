@@ -73,6 +73,7 @@ async function attempts(
   const headers: Record<string, string> = { accept: 'application/json', ...transport.headers, ...options.headers };
   if (request.body !== undefined) headers['content-type'] = 'application/json';
   if (route.writes) headers['idempotency-key'] = options.idempotencyKey ?? newIdempotencyKey();
+  if (route.writes && options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
   const mayWait = (ms: number) => ms <= maxRetryWait && clock.now() + ms <= deadline;
   const told = (status: number, answer: Headers) => {
     transport.answered(route, status, answer);
@@ -103,7 +104,10 @@ async function attempts(
       continue;
     }
     told(response.status, response.headers);
-    if (response.ok) return { data: parsed(response, text, clock.now()), headers: response.headers, status: response.status };
+    // 304: the `If-None-Match` of a conditional read matched, and there is no body (see `withETag`).
+    if (response.ok || response.status === 304) {
+      return { data: parsed(response, text, clock.now()), headers: response.headers, status: response.status };
+    }
 
     const error = errorFromResponse(response, text, clock.now());
     const wait = retryWait(error, attempt, unanswered, gate);
@@ -113,6 +117,8 @@ async function attempts(
 }
 
 function parsed(response: Response, text: string, now: number): unknown {
+  // 204 answers no body: the operation's output is `null`, as on tRPC and in-process.
+  if (response.status === 204) return null;
   if (text === '') return undefined;
   try {
     return JSON.parse(text);

@@ -7,7 +7,7 @@ import { prepareRequest } from './http-request.js';
 import { linkOf } from './link-header.js';
 import type { InputArgs } from './operation-method.js';
 import type { OperationMethods } from './operation-methods.js';
-import type { OperationId, PageableOperationId, PageItem } from './operation-types.js';
+import type { OperationId, OperationInput, OperationOutput, PageableOperationId, PageItem } from './operation-types.js';
 import { operations, type Route } from './operations.js';
 import { PetStoreApiError } from './pet-store-api-error.js';
 import { createRateGate } from './rate-gate.js';
@@ -56,8 +56,25 @@ export interface ClientOptions {
   clock?: ClientClock | undefined;
 }
 
-/** A client of the service: one method per operation, and `paginate`. */
+/** An answer with its `ETag`: its data, or, when `ifNoneMatch` matched (304), none. */
+export type TaggedAnswer<K extends OperationId> =
+  | { notModified: false; data: OperationOutput<K>; etag: string | undefined }
+  | { notModified: true; data: undefined; etag: string | undefined };
+
+/** A client of the service: one method per operation, `paginate` and `withETag`. */
 export interface PetStoreClient extends OperationMethods {
+  /**
+   * Calls an operation and answers its data with its `ETag` (the version of one animal, or of a list page). With
+   * `ifNoneMatch` (a read's ETag from before), a read that has not changed answers `notModified` and no data: a 304,
+   * counted against no rate-limit window. With `ifMatch`, a change made only on that version.
+   * @example const { data: pet, etag } = await petstore.withETag('getPet', { petId: 7 }); await petstore.updatePet({ petId: 7, status: 'sold' }, { ifMatch: etag })
+   * @example const page = await petstore.withETag('listPets', { limit: 20 }, { ifNoneMatch: etag }); if (!page.notModified) show(page.data)
+   */
+  withETag<K extends OperationId>(
+    operationId: K,
+    input: OperationInput<K>,
+    options?: CallOptions & { ifNoneMatch?: string | undefined },
+  ): Promise<TaggedAnswer<K>>;
   /**
    * Every item of a listing, page after page, following each answer's `Link: rel="next"` cursor until the last page;
    * fetches a page only when the loop wants it, and stops when the loop breaks.
@@ -130,5 +147,15 @@ export function createClient(options: ClientOptions): PetStoreClient {
     } while (cursor !== undefined);
   }
 
-  return Object.freeze({ ...methods, paginate }) as unknown as PetStoreClient;
+  async function withETag(operationId: OperationId, input: object | undefined, options: CallOptions & { ifNoneMatch?: string } = {}) {
+    const route = routes[operationId];
+    if (!route) throw new TypeError(`No operation ${operationId}.`);
+    const { ifNoneMatch, ...callOptions } = options;
+    if (ifNoneMatch !== undefined && !route.writes) callOptions.headers = { ...callOptions.headers, 'if-none-match': ifNoneMatch };
+    const { data, headers, status } = await call(route, input, callOptions);
+    const etag = headers.get('etag') ?? undefined;
+    return status === 304 ? { notModified: true, data: undefined, etag } : { notModified: false, data, etag };
+  }
+
+  return Object.freeze({ ...methods, paginate, withETag }) as unknown as PetStoreClient;
 }

@@ -1,5 +1,5 @@
-export { createClient, type ClientOptions, type PetStoreClient } from './create-client.js';
-export { PetStoreApiError, type ErrorDetail, type PetStoreApiErrorFields } from './pet-store-api-error.js';
+export { createClient, type ClientOptions, type PetStoreClient, type TaggedAnswer } from './create-client.js';
+export { PetStoreApiError, PreconditionFailedError, type ErrorDetail, type PetStoreApiErrorFields } from './pet-store-api-error.js';
 export type { CallOptions } from './call-options.js';
 export { clientDefaults } from './client-defaults.js';
 export type { RateLimitFields, RateLimitHandler, RateLimitWindow } from './rate-limit-fields.js';

@@ -41,6 +41,22 @@ export class PetStoreApiError extends Error implements PetStoreApiErrorFields {
   }
 }
 
+/**
+ * A 412 `precondition_failed`: the animal is at another version than `ifMatch` named, and nothing changed. `etag` is
+ * its current version's, to read it again or to retry the change on it.
+ * @example catch (error) { if (error instanceof PreconditionFailedError) etag = error.etag }
+ */
+export class PreconditionFailedError extends PetStoreApiError {
+  /** The current `ETag` of the animal. */
+  readonly etag: string | undefined;
+
+  constructor(fields: PetStoreApiErrorFields & { etag?: string | undefined }, options?: { cause?: unknown }) {
+    super(fields, options);
+    this.name = 'PreconditionFailedError';
+    this.etag = fields.etag;
+  }
+}
+
 const isErrorBody = (body: unknown): body is { code: string; message: string; details?: ErrorDetail[] } =>
   typeof body === 'object' &&
   body !== null &&
@@ -75,6 +91,9 @@ export function errorFromResponse(response: Response, text: string, now: number)
     retryAfter: retryAfterOf(response.headers, now),
     requestId: response.headers.get('x-request-id') ?? undefined,
   };
+  if (isErrorBody(body) && response.status === 412) {
+    return new PreconditionFailedError({ ...common, code: body.code, message: body.message, etag: response.headers.get('etag') ?? undefined });
+  }
   return isErrorBody(body)
     ? new PetStoreApiError({ ...common, code: body.code, message: body.message, details: body.details })
     : new PetStoreApiError({

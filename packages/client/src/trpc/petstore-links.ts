@@ -3,6 +3,7 @@ import type { AnyRouter } from '@trpc/server';
 import { clientDefaults } from '../client-defaults.js';
 import { boundedResponse } from '../read-body.js';
 import { idempotencyKeyHeader } from './idempotency-key-header.js';
+import { ifMatchHeader } from './if-match-header.js';
 import { petStoreRetryLink } from './petstore-retry-link.js';
 import type { RetryLinkOptions } from './retry-options.js';
 
@@ -25,7 +26,8 @@ export interface PetStoreLinksOptions extends RetryLinkOptions {
 
 /**
  * The links of a tRPC client of the service: {@link petStoreRetryLink}, then queries batched and each mutation in a
- * request of its own with its `Idempotency-Key`, so that a retried `pets.create` never creates twice; no answer's
+ * request of its own with its `Idempotency-Key` (and its `If-Match`, from `context.ifMatch`), so that a retried
+ * `pets.create` never creates twice and `pets.update` changes only the version named; no answer's
  * body is read past `maxResponseBytes`.
  * @example createTRPCClient<AppRouter>({ links: petStoreLinks({ url: 'https://api.example.com/trpc', apiKey }) })
  */
@@ -36,7 +38,7 @@ export function petStoreLinks<TRouter extends AnyRouter>(options: PetStoreLinksO
   const maxBytes = options.maxResponseBytes ?? clientDefaults.maxResponseBytes;
   const transport = { fetch: async (url: string, init: RequestInit) => boundedResponse(await fetcher(url, init), maxBytes) };
   // The service's router has no transformer, which a router's type in general may require: hence the casts.
-  const single = { url, ...transport, headers: ({ op }: { op: Operation }) => ({ ...headers, ...idempotencyKeyHeader(op) }) };
+  const single = { url, ...transport, headers: ({ op }: { op: Operation }) => ({ ...headers, ...idempotencyKeyHeader(op), ...ifMatchHeader(op) }) };
   return [
     petStoreRetryLink<TRouter>({ ...options, idempotencyKeys: true }),
     splitLink<TRouter>({
