@@ -176,13 +176,15 @@ function summarize(runs) {
 
 async function send(server, request) {
   const response = await fetch(server.url + request.path, { method: request.method ?? 'GET', headers: request.headers, body: request.body });
-  return { status: response.status, body: Buffer.from(await response.arrayBuffer()) };
+  return { status: response.status, body: Buffer.from(await response.arrayBuffer()), headers: response.headers };
 }
 
 /** Runs one scenario: checks both sides answer, warms them, then alternates A B, B A, A B … */
 async function runScenario(scenario, ctx) {
   const a = await pool.get(scenario.a.spec);
   const b = await pool.get(scenario.b.spec);
+  // A request made from what a running server answers first (a conditional GET needs the list's ETag).
+  if (scenario.prepare) scenario.request = await scenario.prepare({ a, b, send });
   const requestOf = (side) => scenario.request[side] ?? scenario.request;
   const latency = scenario.kind === 'latency';
   const load = {
@@ -193,7 +195,9 @@ async function runScenario(scenario, ctx) {
 
   const [first, second] = [await send(a, requestOf('a')), await send(b, requestOf('b'))];
   for (const [side, answer] of [['baseline', first], ['service', second]]) {
-    if (answer.status < 200 || answer.status > 299) throw new Error(`the ${side} answered ${answer.status}: ${answer.body.toString().slice(0, 200)}`);
+    const expected = requestOf(side === 'baseline' ? 'a' : 'b').expectStatus;
+    const ok = expected === undefined ? answer.status >= 200 && answer.status <= 299 : answer.status === expected;
+    if (!ok) throw new Error(`the ${side} answered ${answer.status}: ${answer.body.toString().slice(0, 200)}`);
   }
   const notes = [];
   if (scenario.compareBodies) {
@@ -233,7 +237,9 @@ async function runScenario(scenario, ctx) {
         ? rb.cpuUsPerRequest - ra.cpuUsPerRequest
         : scenario.kind === 'mixed'
           ? rb.byKind.main.p99Ms
-          : latency
+          : scenario.kind === 'cpu'
+            ? rb.cpuUsPerRequest / ra.cpuUsPerRequest
+            : latency
             ? rb.p50Ms / ra.p50Ms
             : rb.rps / ra.rps;
     pairs.push({ a: ra, b: rb, ratio });

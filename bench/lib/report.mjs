@@ -19,6 +19,7 @@ function measuredText(s) {
   if (s.kind === 'memory') return `${fmt(s.measured)} MB`;
   if (s.kind === 'cost') return `${fmt(s.measured, 1)} µs`;
   if (s.kind === 'mixed') return `${fmt(s.measured, 1)} ms`;
+  if (s.kind === 'cpu') return `${fmt(s.measured)}x CPU`;
   return `${fmt(s.measured)}x`;
 }
 

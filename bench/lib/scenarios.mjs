@@ -30,6 +30,8 @@ export const SCENARIO_IDS = Object.freeze([
   'rest-create-embedded',
   'rest-create-embedded-pglite',
   'mixed-embedded',
+  'rest-list-304-embedded',
+  'rest-patch-embedded',
   'before-list-embedded',
   'before-create-embedded',
   'before-list-pg',
@@ -353,6 +355,42 @@ export function defineScenarios(ctx) {
       },
     );
   }
+  scenarios.push(
+    {
+      id: 'rest-list-304-embedded',
+      title: 'REST conditional list (If-None-Match, 304), embedded DB, against the served list',
+      chartLabel: 'REST 304 list · embedded vs served list',
+      kind: 'throughput',
+      target: { op: '>=', value: 1.2 },
+      a: { label: 'the same service, served list (200)', spec: embeddedList },
+      b: { label: 'service, If-None-Match matching (304)', spec: embeddedList },
+      // The list's ETag, as the service answers it; its page cache keeps the page (and the tag) while nothing changes.
+      async prepare({ b: server, send }) {
+        const first = await send(server, listRequest);
+        const etag = first.headers.get('etag');
+        if (!etag) throw new Error(`${server.name} answered its list without an ETag`);
+        return { a: listRequest, b: { ...listRequest, headers: { ...AUTH, 'if-none-match': etag }, expectStatus: 304 } };
+      },
+      database: 'embedded',
+      note: 'Both sides are one service process: the same list, served (200) or revalidated (304, no body, counted against no window).',
+    },
+    {
+      // After the create rows: its changes go to the create rows' copy of the data, which nothing lists after them.
+      id: 'rest-patch-embedded',
+      title: 'REST PATCH of one animal against REST create, embedded DB: CPU per request',
+      chartLabel: 'REST PATCH · CPU per request vs create (lower is better)',
+      kind: 'cpu',
+      target: { op: '<=', value: 1.5 },
+      a: { label: 'the same service, creates', spec: service('embedded-create', { dataDir: embedded.createCopy }, 'rest-create-embedded') },
+      b: { label: 'service, PATCH of one animal', spec: service('embedded-create', { dataDir: embedded.createCopy }, 'rest-create-embedded') },
+      request: {
+        a: createRequest,
+        b: { path: '/v1/pets/1', method: 'PATCH', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Bench pet', status: 'sold' }) },
+      },
+      database: 'embedded',
+      note: 'Both sides are one service process; each PATCH changes animal 1 and raises its version (no If-Match: the last change wins). The ratio is the service CPU per PATCH over its CPU per create.',
+    },
+  );
   if (ctx.beforeMain) scenarios.push(...beforeRows(ctx, { embeddedList, pgPostgres, service }));
   return scenarios;
 }
