@@ -42,6 +42,7 @@ const inProcessServerTests = [
   'apps/server/test/observability.test.ts',
   'apps/server/test/readme-config.test.ts',
   'apps/server/test/server.test.ts',
+  'apps/server/test/store-changes.test.ts',
 ];
 
 /**

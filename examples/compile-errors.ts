@@ -13,8 +13,8 @@ export async function restCallsThatDoNotCompile() {
   await rest.POST('/pets', { body: { categoryId: 1 } });
   // @ts-expect-error status is one of available, pending, sold
   await rest.GET('/pets', { params: { query: { status: 'lost' } } });
-  // @ts-expect-error there is no DELETE operation
-  await rest.DELETE('/pets/{petId}', { params: { path: { petId: 1 } } });
+  // @ts-expect-error a change's status is one of available, pending, sold
+  await rest.PATCH('/pets/{petId}', { params: { path: { petId: 1 } }, body: { status: 'lost' } });
   const { error } = await rest.GET('/pets/{petId}', { params: { path: { petId: 1 } } });
   // @ts-expect-error the Error body's code is one of the documented codes
   return error?.code === 'notfound';
@@ -25,6 +25,6 @@ export async function trpcCallsThatDoNotCompile() {
   await trpc.pets.create.mutate({ name: 'x', categoryId: '1' });
   // @ts-expect-error status is one of available, pending, sold
   await trpc.pets.list.query({ status: 'lost' });
-  // @ts-expect-error the router has no pets.delete
-  await trpc.pets.delete.mutate({ petId: 1 });
+  // @ts-expect-error pets.delete takes the animal's id, not its name
+  await trpc.pets.delete.mutate({ name: 'Rex' });
 }

@@ -39,7 +39,8 @@ function row(op, document) {
   const others = Object.keys(entry.responses)
     .filter((status) => /^\d+$/.test(status) && Number(status) !== op.successStatus)
     .map((status) => (status === '410' && op.deprecation ? '410 (after its removal date)' : status));
-  return `| ${code(op.operationId)} "${op.summary}"${marks.join('')} | ${request} | ${op.successStatus}, ${record(success, document)} | ${others.join(', ')} |`;
+  const answer = op.successStatus === 204 ? 'no body' : record(success, document);
+  return `| ${code(op.operationId)} "${op.summary}"${marks.join('')} | ${request} | ${op.successStatus}, ${answer} | ${others.join(', ')} |`;
 }
 
 /** tRPC's procedures in registry order, each operation's first and the page procedures after them. */

@@ -8,7 +8,12 @@ import type { StandardRequest, StandardResponse } from './standard.js';
  * call that fails before reaching the core (a batch entry naming no procedure).
  */
 export type CodecCall =
-  | { readonly operationId: OperationId; readonly readInput: InputReader }
+  | {
+      readonly operationId: OperationId;
+      readonly readInput: InputReader;
+      /** The `If-None-Match` of a conditional read (REST's): its answer may be 304, counted against no window. */
+      readonly ifNoneMatch?: string | undefined;
+    }
   | { readonly failure: PetStoreError };
 
 /** The answer of one call: its outcome, or the error it failed with (meta included). */

@@ -7,8 +7,8 @@ import type { StandardRequest, StandardResponse } from './standard.js';
  */
 export type CorsOrigins = '*' | false | readonly string[];
 
-/** The request headers a browser may send: the key, the body's type, idempotency and the request id. */
-const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Id';
+/** The request headers a browser may send: the key, the body's type, idempotency, conditions and the request id. */
+const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id';
 /** The response headers a client reads (DECISIONS "Browsers (CORS)"). */
 export const EXPOSED_HEADERS = [
   'X-RateLimit-Limit',
@@ -23,6 +23,7 @@ export const EXPOSED_HEADERS = [
   'Idempotent-Replayed',
   'Deprecation',
   'Sunset',
+  'ETag',
 ].join(', ');
 const MAX_AGE = '7200';
 

@@ -127,11 +127,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   /** The runner of a request's calls: each through the core's one entry (traced), in a batch or not. */
   function runner(request: StandardRequest, ctx: RequestContext, t: RequestTrace | undefined) {
     const outcomeOf = (one: Exclude<CodecCall, { failure: unknown }>, batch?: Batch, index = 0) => {
+      const context = one.ifNoneMatch === undefined ? ctx : { ...ctx, ifNoneMatch: one.ifNoneMatch };
       const enter = (readInput: InputReader) => {
         const inside = t && tracing!.enter(t, request, ctx, one.operationId);
         return inside
-          ? tracing!.run(inside, () => store.call(one.operationId, readInput, ctx))
-          : store.call(one.operationId, readInput, ctx);
+          ? tracing!.run(inside, () => store.call(one.operationId, readInput, context))
+          : store.call(one.operationId, readInput, context);
       };
       return batch ? batch.call(index, one.readInput, enter) : enter(one.readInput);
     };

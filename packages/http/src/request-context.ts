@@ -36,6 +36,8 @@ export interface RequestContext {
   readonly apiKey: string | undefined;
   /** The `Idempotency-Key` header, as sent. */
   readonly idempotencyKey: string | undefined;
+  /** The `If-Match` header, as sent: the condition of a write that takes one (`updatePet`, `deletePet`). */
+  readonly ifMatch: string | undefined;
   /**
    * The absolute base address of an API at `basePath` (`/v1`, `/petstore/trpc`, as the client's path has it), for
    * links: one of the service's own addresses, never a foreign host.
@@ -153,6 +155,7 @@ export function createEdge(options: EdgeOptions = {}): Edge {
       host,
       apiKey,
       idempotencyKey: request.header('idempotency-key'),
+      ifMatch: request.header('if-match'),
       linkBase: (basePath) => linkBase({ scheme, host, hostHeader, local: localOf(request) }, basePath),
       route: 'unmatched',
       keyId: undefined,

@@ -9,7 +9,7 @@ export interface Links {
 /**
  * The headers SPEC and DECISIONS attach to a response, from what the core reported: the rate-limit fields of the
  * binding window (and the IETF `RateLimit-Policy`/`RateLimit`), `Retry-After`, `Deprecation`, `Sunset`, `Link`
- * (next page, successor) and `Idempotent-Replayed`.
+ * (next page, successor), `Idempotent-Replayed` and `ETag`.
  * @example responseHeaders(outcome.meta, { baseUrl: 'https://api.example.com/v1' })
  */
 export function responseHeaders(meta: ResponseMeta, links: Links = {}): Record<string, string> {
@@ -40,5 +40,6 @@ export function responseHeaders(meta: ResponseMeta, links: Links = {}): Record<s
   }
   if (link.length) headers['link'] = link.join(', ');
   if (meta.replayed) headers['idempotent-replayed'] = 'true';
+  if (meta.etag !== undefined) headers['etag'] = meta.etag;
   return headers;
 }

@@ -52,6 +52,8 @@ type Route =
       op: OperationDefinition;
       readInput: (request: StandardRequest, params: Record<string, string>, query: string, plan: Plan) => () => unknown;
       createdPath: string | undefined;
+      /** Whether `If-None-Match` may answer it with 304: a conditional read. */
+      revalidates: boolean;
     }
   | { kind: 'resource'; label: string; serve: RestResource };
 
@@ -107,6 +109,7 @@ export function createRestCodec(options: RestCodecOptions): Codec<Plan> {
         op,
         readInput: inputReader(op),
         createdPath: createdPathOf(op),
+        revalidates: op.conditional === true && !op.writes,
       },
     }),
   );
@@ -135,7 +138,8 @@ export function createRestCodec(options: RestCodecOptions): Codec<Plan> {
       if (route.kind === 'resource') return { kind: 'resource', route: route.label, serve: (ctx) => route.serve(request, ctx) };
       const plan: Plan = { route, query: undefined };
       const readInput = route.readInput(request, match.params, query, plan);
-      return { kind: 'calls', route: route.label, calls: [{ operationId: route.operationId, readInput }], plan };
+      const ifNoneMatch = route.revalidates ? request.header('if-none-match') : undefined;
+      return { kind: 'calls', route: route.label, calls: [{ operationId: route.operationId, readInput, ifNoneMatch }], plan };
     },
     allows(path) {
       const match = router.match('OPTIONS', path);
@@ -154,6 +158,10 @@ export function createRestCodec(options: RestCodecOptions): Codec<Plan> {
       }
       const headers = responseHeaders(meta, links);
       if (location !== undefined) headers['location'] = location;
+      // A read with an ETag may be kept by the client's own cache, and revalidated before each use (`If-None-Match`).
+      if (route.revalidates && meta.etag !== undefined) headers['cache-control'] = 'private, no-cache';
+      if (meta.notModified) return { status: 304, headers, body: undefined };
+      if (route.op.successStatus === 204) return { status: 204, headers, body: undefined };
       return jsonResponse(route.op.successStatus, jsonText(data), headers);
     },
     encodeError,

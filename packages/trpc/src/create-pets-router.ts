@@ -10,8 +10,8 @@ type Ops = typeof operations;
 
 /** Who is calling, as the host's context says: an API key (verified by the store), or a principal the host vouches for. */
 export type Caller =
-  | { apiKey?: string | undefined; clientAddress?: string | undefined; idempotencyKey?: string | undefined }
-  | { principal: Principal; clientAddress?: string | undefined };
+  | { apiKey?: string | undefined; clientAddress?: string | undefined; idempotencyKey?: string | undefined; ifMatch?: string | undefined }
+  | { principal: Principal; clientAddress?: string | undefined; ifMatch?: string | undefined };
 
 /** A host context the default principal can read: the request its tRPC adapter received (node or Fetch). */
 export interface RequestBearingContext {
@@ -179,7 +179,8 @@ export function createPetsRouter<TContext extends object, TMeta extends object, 
     const meta: ResponseMeta = {};
     let nextUrl: string | undefined;
     let answered = false;
-    for (const call of info?.calls ?? []) {
+    const calls = info?.calls ?? [];
+    for (const call of calls) {
       const entry = typeof call.getRawInput === 'function' ? recorded.get(call.getRawInput) : undefined;
       if (entry === undefined) continue;
       answered = true;
@@ -193,6 +194,8 @@ export function createPetsRouter<TContext extends object, TMeta extends object, 
       Object.assign(meta, failure.meta);
     }
     if (!answered) return {};
+    // An ETag names one answer: a batch's answers have none in common.
+    if (calls.length > 1) delete meta.etag;
     return { headers: new Headers(responseHeaders(meta, nextUrl === undefined ? {} : { nextUrl })) };
   };
   return Object.assign(procedures as PetsRouter<TMeta>, { [responseMetaOf]: responseMeta });

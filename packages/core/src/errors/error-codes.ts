@@ -6,6 +6,7 @@ export type TrpcCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_SUPPORTED'
   | 'CONFLICT'
+  | 'PRECONDITION_FAILED'
   | 'TIMEOUT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
@@ -49,6 +50,11 @@ export const errorCodes = {
     message: 'The request body did not arrive within 10 seconds; the connection is closed.',
   },
   gone: { status: 410, trpc: 'NOT_FOUND', message: 'This operation has been removed.' },
+  precondition_failed: {
+    status: 412,
+    trpc: 'PRECONDITION_FAILED',
+    message: 'The animal has changed since the version named by If-Match; nothing was changed.',
+  },
   payload_too_large: { status: 413, trpc: 'PAYLOAD_TOO_LARGE', message: 'The request body is larger than 64 KiB.' },
   unsupported_media_type: {
     status: 415,

@@ -24,6 +24,8 @@ export interface IdempotentRequest {
   input: unknown;
   /** The status of a first, successful response. */
   status: number;
+  /** The answer's meta, which `perform` fills: its ETag is kept with the first response and given back with it. */
+  meta?: { etag?: string | undefined } | undefined;
 }
 
 /** The response to answer with, and whether it repeats the first one. */
@@ -31,6 +33,8 @@ export interface IdempotentResult {
   data: unknown;
   status: number;
   replayed: boolean;
+  /** The first response's ETag, when replayed and it had one. */
+  etag?: string | undefined;
 }
 
 /** Runs a write at most once per (API key, Idempotency-Key) within 24 hours, across instances. */
@@ -91,6 +95,7 @@ export function createIdempotencyStore(options: { db: Kysely<Database>; clock: C
             created_at: eb.ref('excluded.created_at'),
             response_status: null,
             response_body: null,
+            response_etag: null,
           }))
           .where((eb) =>
             eb.or([
@@ -116,7 +121,7 @@ export function createIdempotencyStore(options: { db: Kysely<Database>; clock: C
       const data = await perform(trx);
       const stored = await trx
         .updateTable('idempotency_keys')
-        .set({ response_status: request.status, response_body: JSON.stringify(data) })
+        .set({ response_status: request.status, response_body: JSON.stringify(data), response_etag: request.meta?.etag ?? null })
         .where('api_key_id', '=', request.apiKeyId)
         .where('key', '=', request.key)
         .where('claim', '=', owner)
@@ -158,14 +163,14 @@ export function createIdempotencyStore(options: { db: Kysely<Database>; clock: C
       }
       const held = await db
         .selectFrom('idempotency_keys')
-        .select(['request_hash', 'response_status', 'response_body'])
+        .select(['request_hash', 'response_status', 'response_body', 'response_etag'])
         .where('api_key_id', '=', request.apiKeyId)
         .where('key', '=', request.key)
         .executeTakeFirst();
       if (!held) continue;
       if (held.request_hash !== hash) throw reused();
       if (held.response_status === null) throw inProgress();
-      return { data: held.response_body, status: held.response_status, replayed: true };
+      return { data: held.response_body, status: held.response_status, replayed: true, etag: held.response_etag ?? undefined };
     }
     throw inProgress();
   }

@@ -1,7 +1,8 @@
+import { petETag } from '../domain/etag.js';
 import { NewPet, Pet } from '../domain/pet-schemas.js';
 import { defineOperation } from './operation.js';
 
-/** SPEC 4.2: adds an animal; the service assigns its id. */
+/** SPEC 4.2: adds an animal; the service assigns its id, and its version is the first. */
 export const createPet = defineOperation({
   operationId: 'createPet',
   procedure: 'create',
@@ -14,5 +15,9 @@ export const createPet = defineOperation({
   output: Pet,
   successStatus: 201,
   writes: true,
-  run: (input, { pets }) => pets.insert(input),
+  async run(input, { pets, meta }) {
+    const pet = await pets.insert(input);
+    meta.etag = petETag(pet.id, 1);
+    return pet;
+  },
 });

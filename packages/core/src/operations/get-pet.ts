@@ -1,3 +1,4 @@
+import { petETag } from '../domain/etag.js';
 import { GetPetInput, Pet } from '../domain/pet-schemas.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import { defineOperation } from './operation.js';
@@ -16,14 +17,16 @@ export const getPet = defineOperation({
   output: Pet,
   successStatus: 200,
   writes: false,
+  conditional: true,
   deprecation: {
     since: new Date('2026-11-21T00:00:00Z'),
     sunset: new Date('2030-12-05T00:00:00Z'),
     successor: '/pets',
   },
-  async run(input, { pets }) {
-    const pet = await pets.findById(input.petId);
-    if (!pet) throw new PetStoreError('not_found', `No animal with id ${input.petId}.`);
-    return pet;
+  async run(input, { pets, meta }) {
+    const found = await pets.findById(input.petId);
+    if (!found) throw new PetStoreError('not_found', `No animal with id ${input.petId}.`);
+    meta.etag = petETag(found.pet.id, found.version);
+    return found.pet;
   },
 });

@@ -1,4 +1,5 @@
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
+import { listETag } from '../domain/etag.js';
 import { ListPetsInput, Pets, type Pet } from '../domain/pet-schemas.js';
 import { defineOperation } from './operation.js';
 
@@ -16,6 +17,7 @@ export const listPets = defineOperation({
   output: Pets,
   successStatus: 200,
   writes: false,
+  conditional: true,
   pageProcedure: 'page',
   async run(input, { pets, meta, cached }) {
     const afterId = input.cursor === undefined ? 0 : decodeCursor(input.cursor);
@@ -25,12 +27,12 @@ export const listPets = defineOperation({
       const more = rows.length > input.limit;
       if (more) rows.length = input.limit;
       for (const row of rows) Object.freeze(row);
-      return Object.freeze({
-        rows: Object.freeze(rows),
-        nextCursor: more ? encodeCursor(rows[rows.length - 1]!.id) : undefined,
-      });
+      const nextCursor = more ? encodeCursor(rows[rows.length - 1]!.id) : undefined;
+      // Worked out once per page read, and served with it while it is cached.
+      return Object.freeze({ rows: Object.freeze(rows), nextCursor, etag: listETag(JSON.stringify(rows), nextCursor) });
     });
     if (page.nextCursor !== undefined) meta.nextCursor = page.nextCursor;
+    meta.etag = page.etag;
     return page.rows as Pet[];
   },
 });

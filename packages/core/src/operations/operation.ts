@@ -28,6 +28,8 @@ export interface OperationEnv {
   cached<T>(key: string, load: () => Promise<T>): Promise<T>;
   /** Where the caller stands: its plan, its windows as they are (nothing counted), its ban and today's usage. */
   standing(): Promise<Usage>;
+  /** The `If-Match` of a write, as sent (see `conditional`); `conditionalChange` reads it. */
+  readonly ifMatch?: string | undefined;
 }
 
 /**
@@ -49,12 +51,18 @@ export interface OperationDefinition<Input extends z.ZodType = z.ZodType, Output
   /** The input, validated by the core whoever calls: typed callers send it as is, REST reads it from HTTP. */
   readonly input: Input;
   readonly output: Output;
-  readonly successStatus: 200 | 201;
+  /** 204 answers no body (its output is `null` on tRPC and in-process). */
+  readonly successStatus: 200 | 201 | 204;
   /**
    * Whether the operation changes data: it takes an `Idempotency-Key`, clears cached reads, and is a tRPC mutation
    * (else a query).
    */
   readonly writes: boolean;
+  /**
+   * Whether its answers carry an `ETag` (`meta.etag`) and it takes a condition on it: a read, `If-None-Match` (304,
+   * REST only); a write, `If-Match` (412 `precondition_failed`).
+   */
+  readonly conditional?: boolean;
   readonly deprecation?: Deprecation;
   readonly stability?: Stability;
   /**

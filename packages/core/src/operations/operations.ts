@@ -1,7 +1,9 @@
 import { createPet } from './create-pet.js';
+import { deletePet } from './delete-pet.js';
 import { getPet } from './get-pet.js';
 import { getUsage } from './get-usage.js';
 import { listPets } from './list-pets.js';
+import { updatePet } from './update-pet.js';
 
 export type { Deprecation, OperationDefinition, OperationEnv, Stability } from './operation.js';
 
@@ -14,6 +16,8 @@ export const operations = Object.freeze({
   listPets,
   createPet,
   getPet,
+  updatePet,
+  deletePet,
   getUsage,
 });
 

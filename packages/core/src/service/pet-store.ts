@@ -20,6 +20,7 @@ import { inTrace, openTelemetry } from '../telemetry/open-telemetry.js';
 import type { TracerProviderLike } from '../telemetry/tracer-provider.js';
 import { inSpan, recordFailure, storeTracer, tracedRepository } from '../telemetry/tracing.js';
 import type { Usage } from '../domain/usage-schemas.js';
+import { noneMatchFails } from '../domain/etag.js';
 import { errorCodes, type ErrorCode } from '../errors/error-codes.js';
 import { banRefusal } from '../quota/ban.js';
 import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
@@ -45,6 +46,18 @@ export interface CallContext {
    * input, or a repeat while the first runs, is 409 `idempotency_key_reused`. Ignored by reads.
    */
   idempotencyKey?: string | undefined;
+  /**
+   * The `If-Match` of a conditional write (`updatePet`, `deletePet`), as sent: a list of ETags or `*`. When the animal
+   * is at no version it names, 412 `precondition_failed` with the current ETag in `meta.etag`, and nothing changes.
+   * @example await store.updatePet({ petId: 7, status: 'sold' }, { apiKey, ifMatch: etag })
+   */
+  ifMatch?: string | undefined;
+  /**
+   * The `If-None-Match` of a conditional read (`listPets`, `getPet`), as sent. When it matches the answer's ETag, the
+   * outcome has `meta.notModified` (REST answers 304) and is counted against no window; the key must still be valid
+   * and within its windows. A host's principal is always counted. Ignored by other operations.
+   */
+  ifNoneMatch?: string | undefined;
 }
 
 // The address a request without one is counted under.
@@ -487,6 +500,27 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     if (meta.principalId !== undefined) span.setAttribute('petstore.principal.id', meta.principalId);
   }
 
+  /**
+   * Admits a conditional read (`If-None-Match`) without counting it: the key verified and the address rule applied as
+   * for any call, then its standing read. A banned key gets its 429; a key with a spent window is counted as usual,
+   * and so refused. Answers the key whose count waits for the answer's ETag (undefined: counted already).
+   */
+  async function admitRevalidation(context: CallContext, meta: ResponseMeta, operationId: OperationId, caller: Caller) {
+    const key = await admit(context, meta, operationId, 1, caller);
+    if (!key) throw await withoutKey(context);
+    const standing = await quota.standing(subjectOf(key));
+    if (standing.bannedUntil !== undefined) refused(banRefusal(standing.windows, standing.bannedUntil, clock.now()), key, operationId);
+    if (standing.windows.some((window) => window.remaining <= 0)) return { key, pending: false };
+    meta.rateLimit = standing.windows;
+    return { key, pending: true };
+  }
+
+  /** Counts a key's request against its windows, as `count` does once the key is known. */
+  async function consume(key: ApiKeyRecord, meta: ResponseMeta, operationId: OperationId) {
+    meta.rateLimit = await quota.consumeKey(subjectOf(key)).catch((error: unknown) => refused(error, key, operationId));
+    told({ key, operationId }, 1);
+  }
+
   async function run(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<any>> {
     const meta: ResponseMeta = {};
     const op = operations[operationId] as OperationDefinition;
@@ -494,7 +528,10 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     try {
       const { principal } = context;
       const own = op.ownLimitPerMinute === undefined ? undefined : await countOwn(context, meta, op, caller);
-      const key = own ? caller.key : principal ? undefined : await count(context, meta, operationId, 1, caller);
+      const revalidates = !own && !principal && op.conditional === true && !op.writes && context.ifNoneMatch !== undefined;
+      const revalidation = revalidates ? await admitRevalidation(context, meta, operationId, caller) : undefined;
+      if (revalidation && !revalidation.pending) await consume(revalidation.key, meta, operationId);
+      const key = own ? caller.key : principal ? undefined : revalidation ? revalidation.key : await count(context, meta, operationId, 1, caller);
       if (own) {
         // Admitted by its own limit.
       } else if (principal) {
@@ -512,22 +549,32 @@ export function createPetStore(options: PetStoreOptions): PetStore {
         }
       }
       const idempotencyKey = op.writes && key ? context.idempotencyKey : undefined;
+      const ifMatch = op.writes && op.conditional ? context.ifMatch : undefined;
       const input = validateWithIdempotencyKey(op.input, await readInput({ rateLimit: meta.rateLimit ?? [] }), idempotencyKey);
       const standing = () => standingOf(caller, own?.windows ?? meta.rateLimit ?? [], own?.bannedUntil);
-      const handle = (repository: PetRepository) => op.run(input, { pets: repository, meta, cached: pages.get, standing });
+      const handle = (repository: PetRepository) => op.run(input, { pets: repository, meta, cached: pages.get, standing, ifMatch });
       if (idempotencyKey === undefined) {
         const data = await handle(pets);
         if (op.writes) pages.invalidate();
+        if (revalidation?.pending) {
+          // A match is answered 304, counted against no window (DECISIONS "The store changes"); anything else counts.
+          if (meta.etag !== undefined && noneMatchFails(context.ifNoneMatch!, meta.etag)) meta.notModified = true;
+          else await consume(revalidation.key, meta, operationId);
+        }
         if (key) succeeded(context);
         used(caller, operationId, 'served');
         return { data, meta };
       }
+      // The condition is part of the request a key names: the same key with another If-Match is another request.
+      const hashed = ifMatch === undefined ? input : { input, ifMatch };
       const result = await idempotency.run(
-        { apiKeyId: key!.id, key: idempotencyKey, operationId, input, status: op.successStatus },
+        { apiKeyId: key!.id, key: idempotencyKey, operationId, input: hashed, status: op.successStatus, meta },
         (trx) => handle(traced(createPetRepository(trx, schema))),
       );
-      if (result.replayed) meta.replayed = true;
-      else pages.invalidate();
+      if (result.replayed) {
+        meta.replayed = true;
+        if (result.etag !== undefined) meta.etag = result.etag;
+      } else pages.invalidate();
       succeeded(context);
       used(caller, operationId, 'served');
       return { data: result.data, meta };

@@ -25,6 +25,10 @@ export interface ResponseMeta {
   /** Cursor of the next page of a list, when more results exist. */
   nextCursor?: string;
   deprecation?: Deprecation;
+  /** The strong `ETag` of the answer: one animal's version, or a list page's body. */
+  etag?: string;
+  /** True when `If-None-Match` matched `etag`: REST answers 304 with no body, counted against no window. */
+  notModified?: boolean;
   /** True when an idempotent replay answered with the first response. */
   replayed?: boolean;
   /** The id of the API key the request was verified as (for logs). */

@@ -10,6 +10,8 @@ export interface PetsTable {
   name: string;
   category_id: Int8;
   status: string;
+  /** Raised by every change of the row, in the statement that makes it; 1 for a new row. */
+  version: ColumnType<number | string, never, number>;
   created_at: Generated<Date>;
 }
 
@@ -46,6 +48,8 @@ export interface IdempotencyKeysTable {
   response_status: number | null;
   /** The first response's body; written as JSON text, read back parsed. */
   response_body: ColumnType<unknown, string | null, string | null>;
+  /** The first response's `ETag`, when it had one. */
+  response_etag: string | null;
 }
 
 export interface DeprecatedCallsTable {

@@ -3,12 +3,32 @@ import type { Pet, PetStatus } from '../domain/pet-schemas.js';
 import type { Database } from './database.js';
 import { tableIn } from './schema.js';
 
+/** An animal as stored: the record and its version, which every change raises (a new animal's is 1). */
+export interface StoredPet {
+  pet: Pet;
+  version: number;
+}
+
+/** The version a conditional change requires: any (`*`, the animal exists), or one of these. Absent: no condition. */
+export type ExpectedVersion = '*' | readonly number[];
+
+/** What a change makes of an animal: one or more of its fields. */
+export type PetChanges = Partial<Omit<Pet, 'id'>>;
+
 /** Reads and writes animals. */
 export interface PetRepository {
+  /** Adds an animal, at version 1. */
   insert(pet: Omit<Pet, 'id'>): Promise<Pet>;
-  findById(id: number): Promise<Pet | undefined>;
+  findById(id: number): Promise<StoredPet | undefined>;
   /** Up to `limit` animals with an id above `afterId`, in ascending id order. */
   list(query: { status?: PetStatus | undefined; afterId: number; limit: number }): Promise<Pet[]>;
+  /**
+   * Changes an animal and raises its version in one statement, only if its version is `expected` (when given):
+   * of concurrent changes expecting one version, exactly one is made. Undefined when nothing was changed.
+   */
+  update(id: number, changes: PetChanges, expected?: ExpectedVersion): Promise<StoredPet | undefined>;
+  /** Deletes an animal in one statement, only if its version is `expected` (when given); answers it as it was. */
+  delete(id: number, expected?: ExpectedVersion): Promise<StoredPet | undefined>;
 }
 
 /** The SQL verb of a statement, as the database semantic conventions name it (`db.operation.name`). */
@@ -23,9 +43,12 @@ export const petQueryVerbs: { readonly [Method in keyof PetRepository]: QueryVer
   insert: 'INSERT',
   findById: 'SELECT',
   list: 'SELECT',
+  update: 'UPDATE',
+  delete: 'DELETE',
 });
 
 const columns = ['id', 'name', 'category_id', 'status'] as const;
+const versioned = [...columns, 'version'] as const;
 
 /** A row of `pets` as the drivers return it (PostgreSQL's int8 may come back as a string). */
 export interface PetRow {
@@ -38,6 +61,17 @@ export interface PetRow {
 /** The animal a row holds. */
 export function toPet(row: PetRow): Pet {
   return { id: Number(row.id), name: row.name, categoryId: Number(row.category_id), status: row.status as PetStatus };
+}
+
+const toStored = (row: PetRow & { version: number | string }): StoredPet => ({ pet: toPet(row), version: Number(row.version) });
+
+/** The columns a change sets: the fields given, and the version raised. */
+function changedColumns(changes: PetChanges) {
+  const set: { name?: string; category_id?: number; status?: string } = {};
+  if (changes.name !== undefined) set.name = changes.name;
+  if (changes.categoryId !== undefined) set.category_id = changes.categoryId;
+  if (changes.status !== undefined) set.status = changes.status;
+  return set;
 }
 
 /**
@@ -57,8 +91,23 @@ export function createPetRepository(db: Kysely<Database>, schema?: string): PetR
       return toPet(rows[0]!);
     },
     async findById(id) {
-      const row = await db.selectFrom('pets').select(columns).where('id', '=', id).executeTakeFirst();
-      return row && toPet(row);
+      const row = await db.selectFrom('pets').select(versioned).where('id', '=', id).executeTakeFirst();
+      return row && toStored(row);
+    },
+    async update(id, changes, expected) {
+      let query = db
+        .updateTable('pets')
+        .set({ ...changedColumns(changes), version: sql<number>`version + 1` })
+        .where('id', '=', id);
+      if (expected !== undefined && expected !== '*') query = query.where('version', 'in', [...expected]);
+      const row = await query.returning(versioned).executeTakeFirst();
+      return row && toStored(row);
+    },
+    async delete(id, expected) {
+      let query = db.deleteFrom('pets').where('id', '=', id);
+      if (expected !== undefined && expected !== '*') query = query.where('version', 'in', [...expected]);
+      const row = await query.returning(versioned).executeTakeFirst();
+      return row && toStored(row);
     },
     async list({ status, afterId, limit }) {
       let query = db.selectFrom('pets').select(columns).where('id', '>', afterId);

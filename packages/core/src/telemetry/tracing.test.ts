@@ -18,11 +18,15 @@ type Method = keyof PetRepository;
 
 /**
  * A valid input of an operation, sampled from its input schema (its fields' examples, defaults and enums; optional
- * fields left out), so that each operation of the registry runs here with nothing written for it.
+ * fields left out unless one is needed), so that each operation of the registry runs here with nothing written for it.
  */
 function sampleInput(op: OperationDefinition): unknown {
   const schema = z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' }) as Parameters<typeof sample>[0];
-  const input = sample(schema, { skipNonRequired: true, skipReadOnly: true, quiet: true }, schema);
+  // An input that must change something (`minProperties`, updatePet's) gets its optional fields too.
+  const named = schema as { minProperties?: number; $ref?: string; $defs?: Record<string, { minProperties?: number }> };
+  const root = named.$ref === undefined ? named : named.$defs?.[named.$ref.split('/').pop()!];
+  const skipNonRequired = !((root?.minProperties ?? 0) > 0);
+  const input = sample(schema, { skipNonRequired, skipReadOnly: true, quiet: true }, schema);
   const parsed = op.input.safeParse(input);
   if (!parsed.success) {
     throw new Error(`${op.operationId}: its schema refuses ${JSON.stringify(input)}, sampled from it; give the fields an example (.meta({ example }))`);

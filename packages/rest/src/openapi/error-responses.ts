@@ -53,6 +53,7 @@ export function errorCodesOf(op: OperationDefinition): ErrorCode[] {
   const sources = inputSources(op);
   if (sources.body) codes.push('malformed_json', 'request_timeout', 'payload_too_large', 'unsupported_media_type');
   if (op.writes) codes.push('idempotency_key_reused');
+  if (op.writes && op.conditional) codes.push('precondition_failed');
   if (sources.path.length > 0) codes.push('not_found');
   if (op.deprecation) codes.push('gone');
   codes.push('rate_limited', 'api_key_banned', 'unavailable', 'internal_error');

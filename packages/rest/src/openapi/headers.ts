@@ -31,6 +31,7 @@ type HeaderName =
   | 'X-Request-Id'
   | 'Retry-After'
   | 'Idempotent-Replayed'
+  | 'ETag'
   | 'Access-Control-Allow-Origin'
   | 'Access-Control-Expose-Headers'
   | 'Vary';
@@ -59,6 +60,12 @@ export const headerComponents: Record<HeaderName, Header> = {
     description: '`true` when the response repeats the first response to the same `Idempotency-Key`.',
     schema: { type: 'string', enum: ['true'] },
   },
+  ETag: {
+    description:
+      'A strong entity tag: of one animal at its version (on every answer carrying one animal, and on 412), or of a ' +
+      'list page\'s body. Send it back as `If-None-Match` (reads) or `If-Match` (changes).',
+    schema: { type: 'string', minLength: 2, maxLength: 64, pattern: '^"[!#-~]*"$', examples: ['"7.3"'] },
+  },
   // CORS (DECISIONS, "Browsers (CORS)"): on every answer to an origin PETSTORE_CORS_ORIGINS allows, none otherwise.
   'Access-Control-Allow-Origin': {
     description:
@@ -74,7 +81,7 @@ export const headerComponents: Record<HeaderName, Header> = {
   'Access-Control-Expose-Headers': {
     description:
       'Present with `Access-Control-Allow-Origin`: the response headers a browser script may read, the rate-limit ' +
-      'fields, `Retry-After`, `Link`, `Location`, `X-Request-Id`, `Idempotent-Replayed`, `Deprecation` and `Sunset`.',
+      'fields, `Retry-After`, `Link`, `Location`, `X-Request-Id`, `Idempotent-Replayed`, `Deprecation`, `Sunset` and `ETag`.',
     schema: { type: 'string', maxLength: 1024, pattern: TOKEN_LIST },
   },
   Vary: {

@@ -83,13 +83,14 @@ describe('the OpenAPI document', () => {
         ...(sources.path.length > 0 ? ['404'] : []),
         ...(op.writes ? ['409'] : []),
         ...(op.deprecation ? ['410'] : []),
+        ...(op.conditional ? [op.writes ? '412' : '304'] : []),
         ...(sources.body ? ['408', '413', '415'] : []),
         '429',
         '503',
         'default',
       ];
       expect(statuses.sort(), op.operationId).toEqual(expected.sort());
-      for (const status of statuses.filter((status) => status !== String(op.successStatus))) {
+      for (const status of statuses.filter((status) => status !== String(op.successStatus) && status !== '304')) {
         expect(schemaOf(responses(entryOf(op))[status]), `${op.operationId} ${status}`).toEqual(ERROR);
       }
     }
@@ -145,10 +146,11 @@ describe('the OpenAPI document', () => {
 
   it('documents every error status of the three SPEC operations with the Error schema', () => {
     const statuses = (op: typeof list) =>
-      Object.keys(responses(op)).filter((status) => status !== '200' && status !== '201');
+      Object.keys(responses(op)).filter((status) => status !== '200' && status !== '201' && status !== '304');
     expect(statuses(list)).toEqual(['400', '401', '429', '503', 'default']);
     expect(statuses(create)).toEqual(['400', '401', '408', '409', '413', '415', '429', '503', 'default']);
     expect(statuses(get)).toEqual(['400', '401', '404', '410', '429', '503', 'default']);
+    for (const op of [list, get]) expect(responses(op)['304']?.content).toBeUndefined();
     for (const op of all) for (const status of statuses(op)) expect(schemaOf(responses(op)[status])).toEqual(ERROR);
     expect(responses(create)['409']?.description).toContain('idempotency_key_reused');
   });
@@ -201,6 +203,7 @@ describe('the OpenAPI document', () => {
         required: true,
         schema: expect.objectContaining({ type: 'integer', format: 'int64', minimum: 1 }),
       }),
+      expect.objectContaining({ name: 'If-None-Match', in: 'header', required: false }),
     ]);
   });
 

@@ -33,6 +33,41 @@ export function requestParams(op: OperationDefinition): ZodOpenApiParameters | u
   return params;
 }
 
+/** An entity tag list as `If-Match` and `If-None-Match` take it (RFC 9110 13.1): `*`, or quoted tags. */
+const ETAG_LIST = { type: 'string', minLength: 1, maxLength: 8192, pattern: '^(\\*|(W/)?"[^"]*"( *, *(W/)?"[^"]*")*)$' } as const;
+
+/**
+ * The condition request headers of a conditional operation: `If-None-Match` on a read, `If-Match` on a write.
+ * @example operation.parameters = conditionParameters(operations.updatePet)
+ */
+export function conditionParameters(op: OperationDefinition): Parameter[] {
+  if (!op.conditional) return [];
+  if (!op.writes) {
+    return [
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        description:
+          'The `ETag` of the answer the client holds: when it still matches, 304 with no body, counted against no ' +
+          'rate-limit window (the key must still be valid and within its windows).',
+        schema: ETAG_LIST,
+      },
+    ];
+  }
+  return [
+    {
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description:
+        'The `ETag` of the version the change is meant for (or `*`): when the animal is at another version, 412 ' +
+        '`precondition_failed` with the current `ETag`, and nothing changes. Without it the last change wins.',
+      schema: ETAG_LIST,
+    },
+  ];
+}
+
 /**
  * The `Idempotency-Key` request header of an operation that writes (DECISIONS, "Idempotency").
  * @example operation.parameters = op.writes ? [idempotencyKeyParameter] : []

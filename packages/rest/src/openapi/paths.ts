@@ -1,6 +1,6 @@
 import type { OperationDefinition } from '@petstore/core';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
-import { idempotencyKeyParameter, requestParams } from './parameters.js';
+import { conditionParameters, idempotencyKeyParameter, requestParams } from './parameters.js';
 import { requestBody, type BodySchemas } from './request-body.js';
 import { responses } from './responses.js';
 
@@ -17,7 +17,7 @@ function operationObject(op: OperationDefinition, baseUrl: string, bodies: BodyS
     security: [{ bearerAuth: [] }],
     ...(op.deprecation && { deprecated: true }),
     requestParams: requestParams(op),
-    parameters: op.writes ? [idempotencyKeyParameter] : [],
+    parameters: [...(op.writes ? [idempotencyKeyParameter] : []), ...conditionParameters(op)],
     ...(body && { requestBody: body }),
     responses: responses(op, baseUrl),
     ...(op.stability && { 'x-stability': op.stability }),

@@ -185,6 +185,37 @@ const differences: { why: string; apply(document: Json): void }[] = [
         'U+200C ZERO WIDTH NON-JOINER, U+200D ZERO WIDTH JOINER and the tag characters U+E0020-U+E007F. Stored exactly as sent.';
     },
   },
+  {
+    why:
+      'DECISIONS "The store changes": every answer carrying one Pet has an ETag (the header a component after ' +
+      'Idempotent-Replayed, listed among the exposed headers), and so does a list page; listPets and getPet take ' +
+      'If-None-Match and answer 304 after their 200; the Error codes gain 412 precondition_failed after gone. The new ' +
+      'parts are taken as generated: openapi-document.test.ts checks them against the definitions.',
+    apply(document) {
+      const generated = openApiObject({ servers, operations: servedOperations }) as Json;
+      const codes: string[] = document.components.schemas.Error.properties.code.enum;
+      codes.splice(codes.indexOf('gone') + 1, 0, 'precondition_failed');
+      const headers = Object.entries(document.components.headers);
+      headers.splice(headers.findIndex(([name]) => name === 'Idempotent-Replayed') + 1, 0, ['ETag', generated.components.headers.ETag]);
+      document.components.headers = Object.fromEntries(headers);
+      document.components.headers['Access-Control-Expose-Headers'].description =
+        generated.components.headers['Access-Control-Expose-Headers'].description;
+      const withETag = (response: Json) => {
+        const entries = Object.entries(response.headers);
+        entries.splice(entries.findIndex(([name]) => name === 'X-Request-Id') + 1, 0, ['ETag', { $ref: '#/components/headers/ETag' }]);
+        response.headers = Object.fromEntries(entries);
+      };
+      withETag(document.paths['/pets'].post.responses['201']);
+      for (const op of [document.paths['/pets'].get, document.paths['/pets/{petId}'].get]) {
+        const path = op === document.paths['/pets'].get ? '/pets' : '/pets/{petId}';
+        withETag(op.responses['200']);
+        op.parameters.push(generated.paths[path].get.parameters.find((p: Json) => p.name === 'If-None-Match'));
+        const responses = Object.entries(op.responses);
+        responses.splice(1, 0, ['304', generated.paths[path].get.responses['304']]);
+        op.responses = Object.fromEntries(responses);
+      }
+    },
+  },
 ];
 
 const pretty = (document: unknown) => `${JSON.stringify(document, null, 2)}\n`;

@@ -275,6 +275,8 @@ export function createTrpcCodec(options: TrpcCodecOptions): Codec<Plan> {
         statuses.add(result.error.status);
         return JSON.stringify({ error: trpcErrorShape(result.error, call.path) });
       });
+      // An ETag names one answer: a batch's answers have none in common.
+      if (plan.batch) delete meta.etag;
       const status = statuses.size === 1 ? statuses.values().next().value! : 207;
       return jsonResponse(status, plan.batch ? `[${bodies.join(',')}]` : bodies[0]!, headersOf(ctx, meta, nextUrl));
     },
