@@ -30,6 +30,9 @@ function latencyLog() {
   };
 }
 
+/** Where each numbered cycle stands, across the runs of this process. */
+const cycled = new Map();
+
 async function run(options) {
   const all = latencyLog();
   const byKind = options.mix ? { main: latencyLog(), mixed: latencyLog() } : undefined;
@@ -39,12 +42,24 @@ async function run(options) {
   const paths = options.cursorCycle ? cursorPaths({ path: options.path, ...options.cursorCycle }) : undefined;
   let next = 0;
   const mixed = options.mix && { method: 'GET', ...options.mix.request };
+  // With `cycle`, each request puts the next number of `from`…`from + count - 1` for `{n}` in its path and body (a
+  // fresh pet for each order, a different pet for each change), carrying on from the run before (warm-up included).
+  const cycleKey = options.cycle && `${options.method} ${options.path} ${options.cycle.from}`;
+  const numbered = options.cycle && {
+    setupRequest: (req) => {
+      const at = cycled.get(cycleKey) ?? 0;
+      cycled.set(cycleKey, at + 1);
+      const n = String(options.cycle.from + (at % options.cycle.count));
+      return { ...req, path: options.path.replace('{n}', n), body: options.body?.replace('{n}', n) };
+    },
+  };
   const main = { method: options.method ?? 'GET', path: options.path, headers: options.headers ?? {}, body: options.body };
   const cycle = mixed ? [...Array.from({ length: options.mix.every - 1 }, () => main), mixed] : undefined;
   const instance = autocannon({
     url: options.url,
     ...(paths ? { requests: [{ setupRequest: (req) => ({ ...req, path: paths[next++ % paths.length] }) }] } : {}),
     ...(cycle ? { requests: cycle } : {}),
+    ...(numbered ? { requests: [numbered] } : {}),
     method: options.method ?? 'GET',
     headers: options.headers ?? {},
     body: options.body,

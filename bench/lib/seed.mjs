@@ -37,6 +37,18 @@ export async function seedEmbedded(dataDir, count) {
   }
 }
 
+/** Adds `count` more animals, all `available` ("Sale i"), to an embedded data directory no process holds open. */
+export async function seedAvailable(dataDir, count) {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const db = await PGlite.create(dataDir);
+  try {
+    await db.exec(`insert into pets (name, category_id, status) select 'Sale ' || i, 1, 'available' from generate_series(1, ${count}) as i`);
+    await db.exec('vacuum analyze pets');
+  } finally {
+    await db.close();
+  }
+}
+
 function withDatabase(baseUrl, name) {
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;

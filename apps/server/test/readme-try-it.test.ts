@@ -27,7 +27,7 @@ describe("the README's Try it", () => {
 
   it('runs as written on a fresh store, the key it names and the address aside, answering what its comments say', async () => {
     const blocks = await tryIt();
-    expect(blocks).toHaveLength(2);
+    expect(blocks).toHaveLength(3);
     // The key `npm start` printed, and this server's address instead of port 3000.
     const script = ['set -euo pipefail', ...blocks]
       .join('\n')
@@ -40,6 +40,10 @@ describe("the README's Try it", () => {
     // The safe update: changed once, then refused with the current version, then the 304 and the 204.
     expect(stdout).toContain('{"id":1,"name":"Rex","categoryId":1,"status":"sold"}');
     expect(stdout).toMatch(/\{"code":"precondition_failed","message":"[^"]+","status":412\}/);
-    expect(stdout).toMatch(/}304\n204\n$/);
+    expect(stdout).toMatch(/}304\n204\n\{"id":2,"name":"Tom"/);
+    // The sales: placed and completed, placed and cancelled, and the inventory that follows (Rex was deleted).
+    expect(stdout).toMatch(/\{"id":1,"petId":2,"status":"placed","placedAt":"[^"]+"\}\{"id":1,"petId":2,"status":"completed",/);
+    expect(stdout).toMatch(/\{"id":2,"petId":3,"status":"placed","placedAt":"[^"]+"\}\{"id":2,"petId":3,"status":"cancelled",/);
+    expect(stdout.endsWith('{"available":1,"pending":0,"sold":1}')).toBe(true);
   });
 });

@@ -22,9 +22,13 @@ const targets = [
     : []),
 ];
 
-/** A running service with its keys: a pro one for most calls, a free one to spend and ban. */
+/**
+ * A running service with its keys: a pro one for most calls, a free one to spend and ban. Its clock stands still, so
+ * the counts of a test stay in one minute window (on the wall clock, a minute that ends among them starts afresh).
+ */
 async function start(env: Record<string, string>, keys = `${KEY}:pro,${FREE}:free`) {
-  return startServer(loadConfig({ ...env, PORT: '0', PETSTORE_API_KEYS: keys, PETSTORE_LOG_LEVEL: 'silent' }));
+  const at = Date.now();
+  return startServer(loadConfig({ ...env, PORT: '0', PETSTORE_API_KEYS: keys, PETSTORE_LOG_LEVEL: 'silent' }), { clock: { now: () => at } });
 }
 
 describe.each(targets)('changing the store on $name', (target) => {

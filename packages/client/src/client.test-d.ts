@@ -13,7 +13,7 @@ describe('the client’s types', () => {
   });
 
   it('page through the listings only, item by item', () => {
-    expectTypeOf<PageableOperationId>().toEqualTypeOf<'listPets'>();
+    expectTypeOf<PageableOperationId>().toEqualTypeOf<'listPets' | 'listOrders'>();
     expectTypeOf<PageItem<'listPets'>>().toEqualTypeOf<Pet>();
     expectTypeOf(petstore.paginate('listPets')).toEqualTypeOf<AsyncGenerator<Pet, void, undefined>>();
   });

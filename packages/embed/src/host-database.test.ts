@@ -104,6 +104,7 @@ describe.skipIf(!databaseUrl)("the store on a host's own PostgreSQL database", (
       'deprecated_calls',
       'domains',
       'idempotency_keys',
+      'orders',
       'pets',
       'petstore_migration',
       'petstore_migration_lock',

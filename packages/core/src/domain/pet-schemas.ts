@@ -47,6 +47,12 @@ function integer(min: number, max: number) {
 
 const id = (description: string) => integer(1, MAX_ID).meta({ description, format: 'int64', example: 1 });
 
+/**
+ * An id field (1 to 2^53-1, one message per problem), with its description: every record's ids are these.
+ * @example z.strictObject({ orderId: idField('The identifier of the order.') })
+ */
+export const idField = id;
+
 function nameProblem(value: string): string | undefined {
   const length = [...value].length;
   if (length < 1 || length > 255) return 'must be 1 to 255 characters long';
@@ -96,11 +102,22 @@ export const Pets = z.array(Pet).meta({ id: 'Pets', maxItems: MAX_PAGE });
 export type Pets = z.infer<typeof Pets>;
 
 const limit = integer(1, MAX_PAGE).meta({ description: 'Maximum number of animals returned.', format: 'int32' });
+
 const cursor = z
   .string()
   .min(1)
   .max(64)
   .meta({ description: 'Opaque cursor from the `Link: rel="next"` header of the previous page.' });
+
+/**
+ * A page's `limit` (1 to 100) and `cursor` fields, for a list of other records than animals.
+ * @example z.strictObject({ limit: pageFields('orders').limit.default(20) })
+ */
+export const pageFields = (records: string) => ({
+  limit: integer(1, MAX_PAGE).meta({ description: `Maximum number of ${records} returned.`, format: 'int32' }),
+  cursor: cursor.optional(),
+});
+
 const petId = id('The identifier of the animal.');
 
 /** Input of `listPets` as typed callers (tRPC, in-process) send it. */

@@ -44,6 +44,13 @@ export const errorCodes = {
     trpc: 'CONFLICT',
     message: 'This Idempotency-Key was already used with another request.',
   },
+  pet_not_available: { status: 409, trpc: 'CONFLICT', message: 'The animal is not available: it is pending or sold.' },
+  order_not_open: { status: 409, trpc: 'CONFLICT', message: 'The order is no longer placed: it was completed or cancelled.' },
+  pet_has_open_order: {
+    status: 409,
+    trpc: 'CONFLICT',
+    message: 'The animal has an open order: its status changes only through the order.',
+  },
   request_timeout: {
     status: 408,
     trpc: 'TIMEOUT',

@@ -20,7 +20,7 @@ export const deletePet = defineOperation({
   conditional: true,
   stability: 'experimental',
   async run({ petId }, env) {
-    await conditionalChange(env, petId, (expected) => env.pets.delete(petId, expected));
+    await conditionalChange(env, petId, (expected) => env.pets.delete(petId, expected), true);
     // A deleted animal has no version left to name.
     delete env.meta.etag;
     return null;

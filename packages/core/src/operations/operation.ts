@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Usage } from '../domain/usage-schemas.js';
 import type { ResponseMeta } from '../service/response-meta.js';
+import type { OrderRepository } from '../storage/order-repository.js';
 import type { PetRepository } from '../storage/pet-repository.js';
 
 /** Where an operation stands: absent for stable, or an `x-stability` marker. */
@@ -19,6 +20,12 @@ export interface Deprecation {
 /** What an operation's `run` works with: the animals, the answer's meta, and a read cache that writes clear. */
 export interface OperationEnv {
   readonly pets: PetRepository;
+  /** The orders, each changed with its pet in one statement. */
+  readonly orders: OrderRepository;
+  /** Whose the caller's orders are: `k:ID`, the first key of its rotation, or `p:ID`, a host's principal. */
+  readonly owner: string;
+  /** The store's clock, now. */
+  now(): Date;
   /** What the answer carries besides its data (a next-page cursor, say). */
   readonly meta: ResponseMeta;
   /**

@@ -4,6 +4,12 @@ import { getPet } from './get-pet.js';
 import { getUsage } from './get-usage.js';
 import { listPets } from './list-pets.js';
 import { updatePet } from './update-pet.js';
+import { placeOrder } from './place-order.js';
+import { getOrder } from './get-order.js';
+import { listOrders } from './list-orders.js';
+import { completeOrder } from './complete-order.js';
+import { cancelOrder } from './cancel-order.js';
+import { getInventory } from './get-inventory.js';
 
 export type { Deprecation, OperationDefinition, OperationEnv, Stability } from './operation.js';
 
@@ -19,6 +25,12 @@ export const operations = Object.freeze({
   updatePet,
   deletePet,
   getUsage,
+  placeOrder,
+  getOrder,
+  listOrders,
+  completeOrder,
+  cancelOrder,
+  getInventory,
 });
 
 /** The name of one of the operations. */

@@ -37,7 +37,8 @@ export const updatePet = defineOperation({
   stability: 'experimental',
   async run({ petId, ...changes }, env) {
     if (changes.name === undefined && changes.categoryId === undefined && changes.status === undefined) throw nothingToChange();
-    const { pet } = await conditionalChange(env, petId, (expected) => env.pets.update(petId, changes, expected));
+    const change = (expected: Parameters<typeof env.pets.update>[2]) => env.pets.update(petId, changes, expected);
+    const { pet } = await conditionalChange(env, petId, change, changes.status !== undefined);
     return pet;
   },
 });

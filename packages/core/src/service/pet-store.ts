@@ -14,6 +14,7 @@ import { operations, type OperationDefinition, type OperationId } from '../opera
 import type { Database } from '../storage/database.js';
 import { withBatchedInserts } from '../storage/batched-inserts.js';
 import { schemaName, storeDatabase } from '../storage/schema.js';
+import { createOrderRepository } from '../storage/order-repository.js';
 import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
 import { countedInto, type PetStoreMetrics } from '../telemetry/metrics.js';
 import { inTrace, openTelemetry } from '../telemetry/open-telemetry.js';
@@ -242,6 +243,8 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   const tracer = options.tracerProvider === false ? undefined : storeTracer(options.tracerProvider || undefined);
   const traced = (repository: PetRepository) => (tracer ? tracedRepository(repository, tracer) : repository);
   const pets: PetRepository = traced(withBatchedInserts(createPetRepository(db, schema), db, schema));
+  const orders = createOrderRepository(db, schema);
+  const now = () => new Date(clock.now());
   const apiKeys = createApiKeyStore(options.db, { clock, schema });
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
   const idempotency = createIdempotencyStore({ db, clock });
@@ -502,8 +505,8 @@ export function createPetStore(options: PetStoreOptions): PetStore {
 
   /**
    * Admits a conditional read (`If-None-Match`) without counting it: the key verified and the address rule applied as
-   * for any call, then its standing read. A banned key gets its 429; a key with a spent window is counted as usual,
-   * and so refused. Answers the key whose count waits for the answer's ETag (undefined: counted already).
+   * for any call, then its standing read. A banned key gets its 429. Answers the key, and whether its count waits for
+   * the answer's ETag (`pending`); a key with a spent window is not pending: it is counted as usual, and so refused.
    */
   async function admitRevalidation(context: CallContext, meta: ResponseMeta, operationId: OperationId, caller: Caller) {
     const key = await admit(context, meta, operationId, 1, caller);
@@ -552,9 +555,12 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       const ifMatch = op.writes && op.conditional ? context.ifMatch : undefined;
       const input = validateWithIdempotencyKey(op.input, await readInput({ rateLimit: meta.rateLimit ?? [] }), idempotencyKey);
       const standing = () => standingOf(caller, own?.windows ?? meta.rateLimit ?? [], own?.bannedUntil);
-      const handle = (repository: PetRepository) => op.run(input, { pets: repository, meta, cached: pages.get, standing, ifMatch });
+      // Whose orders the caller's are: a rolled key's are its rotation's first key's.
+      const owner = caller.principal ? `p:${caller.principal.id}` : `k:${subjectOf(caller.key!).id}`;
+      const handle = (repositories: { pets: PetRepository; orders: typeof orders }) =>
+        op.run(input, { ...repositories, owner, now, meta, cached: pages.get, standing, ifMatch });
       if (idempotencyKey === undefined) {
-        const data = await handle(pets);
+        const data = await handle({ pets, orders });
         if (op.writes) pages.invalidate();
         if (revalidation?.pending) {
           // A match is answered 304, counted against no window (DECISIONS "The store changes"); anything else counts.
@@ -569,7 +575,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       const hashed = ifMatch === undefined ? input : { input, ifMatch };
       const result = await idempotency.run(
         { apiKeyId: key!.id, key: idempotencyKey, operationId, input: hashed, status: op.successStatus, meta },
-        (trx) => handle(traced(createPetRepository(trx, schema))),
+        (trx) => handle({ pets: traced(createPetRepository(trx, schema)), orders: createOrderRepository(trx, schema) }),
       );
       if (result.replayed) {
         meta.replayed = true;

@@ -12,7 +12,19 @@ export interface PetsTable {
   status: string;
   /** Raised by every change of the row, in the statement that makes it; 1 for a new row. */
   version: ColumnType<number | string, never, number>;
+  /** Whether an order of the pet is `placed`: its status then changes only through the order. */
+  on_order: ColumnType<boolean, never, boolean>;
   created_at: Generated<Date>;
+}
+
+export interface OrdersTable {
+  id: Identity;
+  pet_id: Int8;
+  /** `k:ID` (the first key of a rotation) or `p:ID` (a host's principal). */
+  owner: string;
+  status: string;
+  placed_at: Date;
+  closed_at: Date | null;
 }
 
 export interface ApiKeysTable {
@@ -102,4 +114,5 @@ export interface Database {
   deprecated_calls: DeprecatedCallsTable;
   domains: DomainsTable;
   usage_days: UsageDaysTable;
+  orders: OrdersTable;
 }

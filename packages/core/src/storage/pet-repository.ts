@@ -7,6 +7,8 @@ import { tableIn } from './schema.js';
 export interface StoredPet {
   pet: Pet;
   version: number;
+  /** Whether an order of the pet is `placed`: its status then changes only through the order. */
+  onOrder: boolean;
 }
 
 /** The version a conditional change requires: any (`*`, the animal exists), or one of these. Absent: no condition. */
@@ -23,11 +25,15 @@ export interface PetRepository {
   /** Up to `limit` animals with an id above `afterId`, in ascending id order. */
   list(query: { status?: PetStatus | undefined; afterId: number; limit: number }): Promise<Pet[]>;
   /**
-   * Changes an animal and raises its version in one statement, only if its version is `expected` (when given):
-   * of concurrent changes expecting one version, exactly one is made. Undefined when nothing was changed.
+   * Changes an animal and raises its version in one statement, only if its version is `expected` (when given), and
+   * a change of its status only while no order of it is placed: of concurrent changes expecting one version, exactly
+   * one is made. Undefined when nothing was changed.
    */
   update(id: number, changes: PetChanges, expected?: ExpectedVersion): Promise<StoredPet | undefined>;
-  /** Deletes an animal in one statement, only if its version is `expected` (when given); answers it as it was. */
+  /**
+   * Deletes an animal in one statement, only if its version is `expected` (when given) and no order of it is placed;
+   * answers it as it was.
+   */
   delete(id: number, expected?: ExpectedVersion): Promise<StoredPet | undefined>;
 }
 
@@ -48,7 +54,7 @@ export const petQueryVerbs: { readonly [Method in keyof PetRepository]: QueryVer
 });
 
 const columns = ['id', 'name', 'category_id', 'status'] as const;
-const versioned = [...columns, 'version'] as const;
+const versioned = [...columns, 'version', 'on_order'] as const;
 
 /** A row of `pets` as the drivers return it (PostgreSQL's int8 may come back as a string). */
 export interface PetRow {
@@ -63,7 +69,11 @@ export function toPet(row: PetRow): Pet {
   return { id: Number(row.id), name: row.name, categoryId: Number(row.category_id), status: row.status as PetStatus };
 }
 
-const toStored = (row: PetRow & { version: number | string }): StoredPet => ({ pet: toPet(row), version: Number(row.version) });
+const toStored = (row: PetRow & { version: number | string; on_order: boolean }): StoredPet => ({
+  pet: toPet(row),
+  version: Number(row.version),
+  onOrder: row.on_order,
+});
 
 /** The columns a change sets: the fields given, and the version raised. */
 function changedColumns(changes: PetChanges) {
@@ -100,11 +110,12 @@ export function createPetRepository(db: Kysely<Database>, schema?: string): PetR
         .set({ ...changedColumns(changes), version: sql<number>`version + 1` })
         .where('id', '=', id);
       if (expected !== undefined && expected !== '*') query = query.where('version', 'in', [...expected]);
+      if (changes.status !== undefined) query = query.where('on_order', '=', false);
       const row = await query.returning(versioned).executeTakeFirst();
       return row && toStored(row);
     },
     async delete(id, expected) {
-      let query = db.deleteFrom('pets').where('id', '=', id);
+      let query = db.deleteFrom('pets').where('id', '=', id).where('on_order', '=', false);
       if (expected !== undefined && expected !== '*') query = query.where('version', 'in', [...expected]);
       const row = await query.returning(versioned).executeTakeFirst();
       return row && toStored(row);

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import type { OperationDefinition } from '../operations/operation.js';
 import { operations } from '../operations/operations.js';
+import { createOrderRepository, type OrderRepository } from '../storage/order-repository.js';
 import { createPetRepository, petQueryVerbs, type PetRepository } from '../storage/pet-repository.js';
 import { tracedRepository } from './tracing.js';
 
@@ -49,9 +50,10 @@ function recording(pets: PetRepository): { pets: PetRepository; called: Method[]
  * caller's standing (getUsage's) is the quota's and the usage ledger's, not the repository's: asked for here, it is
  * refused, and the operation makes no query of the pets table.
  */
-function runOn(op: OperationDefinition, input: unknown, pets: PetRepository): Promise<unknown> {
+function runOn(op: OperationDefinition, input: unknown, pets: PetRepository, orders: OrderRepository): Promise<unknown> {
   const standing = () => Promise.reject(new PetStoreError('unavailable', 'No standing in this test.'));
-  return op.run(input, { pets, meta: {}, cached: (_key, load) => load(), standing }).catch((error: unknown) => {
+  const env = { pets, orders, owner: 'k:1', now: () => new Date(0), meta: {}, cached: <T>(_key: string, load: () => Promise<T>) => load(), standing };
+  return op.run(input, env).catch((error: unknown) => {
     if (error instanceof PetStoreError) return error.toBody();
     throw error;
   });
@@ -81,11 +83,14 @@ function statementVerbs(): KyselyPlugin & { seen: string[] } {
 describe.each(testDatabases)('the traced pets repository on $name', (database) => {
   let close: () => Promise<void>;
   let pets: PetRepository;
+  // The orders' statements are not the pets repository's: they run beside it, unrecorded.
+  let orders: OrderRepository;
   const statements = statementVerbs();
   beforeAll(async () => {
     const opened = await database.open();
     close = opened.close;
     pets = createPetRepository(opened.db.withPlugin(statements));
+    orders = createOrderRepository(opened.db);
   });
   afterAll(() => close());
 
@@ -101,13 +106,13 @@ describe.each(testDatabases)('the traced pets repository on $name', (database) =
       const input = sampleInput(op);
       const direct = recording(pets);
       statements.seen.length = 0;
-      const untraced = await runOn(op, input, direct.pets);
+      const untraced = await runOn(op, input, direct.pets, orders);
       expect(statements.seen, `the statements of pets.${direct.called.join(', pets.')}`).toEqual(direct.called.map((method) => petQueryVerbs[method]));
 
       const through = recording(pets);
       exporter.reset();
       statements.seen.length = 0;
-      const traced = await runOn(op, input, tracedRepository(through.pets, tracer));
+      const traced = await runOn(op, input, tracedRepository(through.pets, tracer), orders);
       if (!op.writes) expect(traced).toEqual(untraced);
       expect(statements.seen).toEqual(through.called.map((method) => petQueryVerbs[method]));
       expect(exporter.getFinishedSpans().map((span) => [span.name, span.kind, span.attributes])).toEqual(

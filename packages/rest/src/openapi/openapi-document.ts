@@ -9,11 +9,11 @@ import { bodySchemas } from './request-body.js';
 const TAG_DESCRIPTIONS: Record<string, string> = {
   animals: 'The animals of the catalogue.',
   usage: "Where the caller stands: its plan's windows, its ban and what it used today.",
+  store: 'Orders, which sell animals one at a time, and the inventory of the catalogue.',
 };
 
 const DESCRIPTION =
-  'HTTP/JSON API of a pet store: list animals, optionally filtered by availability status, add an animal, and ' +
-  'fetch one by its identifier. Every operation needs an API key sent as `Authorization: Bearer <API_KEY>`. ' +
+  'HTTP/JSON API of a pet store: a catalogue of animals, and the orders that sell them. Every operation needs an API key sent as `Authorization: Bearer <API_KEY>`. ' +
   'Every response carries the rate-limit headers; a request over the limit gets 429 with `Retry-After`.';
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');

@@ -8,6 +8,7 @@ import { domains } from './2026-11-24-domains.js';
 import { keyQuota } from './2026-11-27-key-quota.js';
 import { usage } from './2026-11-27-usage.js';
 import { petVersions } from './2026-12-03-pet-versions.js';
+import { orders } from './2026-12-03-orders.js';
 
 /** Every migration, by name, each making its tables in the schema given; names sort in the order they run. Append only. */
 const migrationsIn = {
@@ -20,6 +21,7 @@ const migrationsIn = {
   '2026-11-27-030-key-quota': keyQuota,
   '2026-11-27-031-usage': usage,
   '2026-12-03-040-pet-versions': petVersions,
+  '2026-12-03-041-orders': orders,
 } satisfies Record<string, (schema: string | undefined) => Migration>;
 
 /** The names of every migration of the store. */
