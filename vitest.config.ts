@@ -37,6 +37,7 @@ const slow = [
 
 /** Files of apps/server/test that start the service in the test's own process (`startServer` on port 0): fast. */
 const inProcessServerTests = [
+  'apps/server/test/client-faults.test.ts',
   'apps/server/test/edge.test.ts',
   'apps/server/test/fuzz.test.ts',
   'apps/server/test/observability.test.ts',
