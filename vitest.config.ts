@@ -53,6 +53,7 @@ const inProcessServerTests = [
 const alone = [
   'apps/server/test/hostile/trpc-*.test.ts',
   'apps/server/test/hostile/burst.test.ts',
+  'apps/server/test/hostile/health-flood.test.ts',
   'apps/server/test/faults/overload.test.ts',
   'apps/server/test/faults/fleet-faults.test.ts',
   'apps/server/test/faults/postgres-outage.test.ts',
