@@ -37,6 +37,7 @@ const slow = [
 
 /** Files of apps/server/test that start the service in the test's own process (`startServer` on port 0): fast. */
 const inProcessServerTests = [
+  'apps/server/test/client-faults.test.ts',
   'apps/server/test/edge.test.ts',
   'apps/server/test/fuzz.test.ts',
   'apps/server/test/observability.test.ts',
@@ -54,6 +55,7 @@ const inProcessServerTests = [
 const alone = [
   'apps/server/test/hostile/trpc-*.test.ts',
   'apps/server/test/hostile/burst.test.ts',
+  'apps/server/test/hostile/health-flood.test.ts',
   'apps/server/test/faults/overload.test.ts',
   'apps/server/test/faults/fleet-faults.test.ts',
   'apps/server/test/faults/postgres-outage.test.ts',

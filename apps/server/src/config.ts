@@ -202,6 +202,7 @@ const Environment = z.object({
   PETSTORE_BODY_TIMEOUT_MS: z.preprocess(unsetIfEmpty, integer(1, 600_000).default(10_000)),
   PETSTORE_WRITE_TIMEOUT_MS: z.preprocess(unsetIfEmpty, integer(1, 600_000).default(10_000)),
   PETSTORE_LINGER_MS: z.preprocess(unsetIfEmpty, integer(0, 60_000).default(1_000)),
+  PETSTORE_HEALTH_CACHE_MS: z.preprocess(unsetIfEmpty, integer(0, 60_000).default(1_000)),
 });
 
 /** The service's configuration. */
@@ -271,6 +272,8 @@ function toConfig(env: z.output<typeof Environment>) {
     writeTimeoutMs: env.PETSTORE_WRITE_TIMEOUT_MS,
     /** After an answer that left a body unread: how long the connection still takes (and drops) the client's bytes. */
     lingerMs: env.PETSTORE_LINGER_MS,
+    /** How long `/healthz` answers from its last check of the dependencies, in ms (one check at a time either way). */
+    healthCacheMs: env.PETSTORE_HEALTH_CACHE_MS,
     quota: {
       banThreshold: env.PETSTORE_BAN_THRESHOLD,
       banSeconds: env.PETSTORE_BAN_SECONDS,

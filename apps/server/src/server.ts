@@ -156,6 +156,7 @@ export async function startServer(
     bodyTimeoutMs: config.bodyTimeoutMs,
     writeTimeoutMs: config.writeTimeoutMs,
     lingerMs: config.lingerMs,
+    healthCacheMs: config.healthCacheMs,
   });
   const server = createServer(SOCKET_LIMITS, handler);
   // The internal listener: metrics, and the TLS server's certificate ask for custom domains.

@@ -90,6 +90,18 @@ describe.runIf(caddyInstalled && dnsmasqInstalled)("custom domains behind Caddy'
     expect(created.location).toMatch(/^https:\/\/shop\.example\.test\/v1\/pets\/\d+$/);
   });
 
+  it('answers /healthz from the public with the JSON 404 itself, and passes /livez on', async () => {
+    ca ||= await caddy.rootCertificate();
+    const refused = await httpsGet(caddy.httpsPort, 'shop.example.test', '/healthz', ca);
+    expect(refused.status).toBe(404);
+    expect(refused.headers['content-type']).toBe('application/json');
+    expect(refused.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse(refused.body)).toEqual({ code: 'not_found', message: 'The requested resource could not be found.', status: 404 });
+    expect((await httpsGet(caddy.httpsPort, 'shop.example.test', '/livez', ca)).status).toBe(200);
+    // Monitoring asks the instance itself.
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
   it('gives an unverified domain no certificate: the handshake fails', async () => {
     ca ||= await caddy.rootCertificate();
     await expect(httpsGet(caddy.httpsPort, 'wait.example.test', '/v1/pets', ca)).rejects.toThrow();

@@ -6,6 +6,8 @@ import { startServer } from '../src/server.js';
 import { startProcess } from './helpers.js';
 
 const KEY = 'health-test-key-0123456789';
+/** Each /healthz checks anew (these tests watch it change), instead of answering from a check up to 1 s old. */
+const EVERY_CHECK = { PETSTORE_HEALTH_CACHE_MS: '0' };
 
 /** The value of the series of `name` with these labels (and no `reason` unless given), or undefined when absent. */
 function sample(page: string, name: string, labels: Record<string, string>): number | undefined {
@@ -21,7 +23,7 @@ function sample(page: string, name: string, labels: Record<string, string>): num
 
 describe('/healthz and the metrics name the dependencies they check', () => {
   it('answers 200 naming the database, then 503 naming it once it is gone, with a gauge and a 503 reason for it', async () => {
-    const running = await startServer(loadConfig({ PORT: '0', PETSTORE_METRICS_PORT: '0', PETSTORE_DATA_DIR: 'memory://', PETSTORE_API_KEYS: `${KEY}:pro` }));
+    const running = await startServer(loadConfig({ PORT: '0', PETSTORE_METRICS_PORT: '0', PETSTORE_DATA_DIR: 'memory://', PETSTORE_API_KEYS: `${KEY}:pro`, ...EVERY_CHECK }));
     try {
       const up = await fetch(`${running.url}/healthz`);
       expect(up.status).toBe(200);
@@ -76,7 +78,7 @@ describe('/healthz and the metrics name the dependencies they check', () => {
 
   it.runIf(databaseUrl)('checks PostgreSQL the same way', async () => {
     const db = await scratchPostgres();
-    const running = await startServer(loadConfig({ PORT: '0', DATABASE_URL: db.url, PETSTORE_RATE_LIMIT_STORE: 'memory' }));
+    const running = await startServer(loadConfig({ PORT: '0', DATABASE_URL: db.url, PETSTORE_RATE_LIMIT_STORE: 'memory', ...EVERY_CHECK }));
     try {
       expect(await (await fetch(`${running.url}/healthz`)).json()).toEqual({ status: 'ok', version: expect.any(String), checks: { database: 'ok' } });
       await db.drop();
@@ -99,6 +101,7 @@ describe.runIf(redisUrl)('an instance on the Redis limiter', () => {
       PETSTORE_RATE_LIMIT_STORE: 'redis',
       REDIS_URL: redis.url,
       PETSTORE_METRICS_PORT: '0',
+      ...EVERY_CHECK,
     });
     const metricsUrl = /"metricsUrl":"([^"]+)"/.exec(server.stdout())![1]!;
     const list = () => fetch(`${server.url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${KEY}` } });

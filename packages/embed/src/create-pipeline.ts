@@ -8,12 +8,12 @@ import {
   type Codec,
   type Pipeline,
   type PipelineResult,
-  type RequestContext,
   type StandardRequest,
   type SurfaceOptions,
 } from '@petstore/http';
 import { createRestCodec, type OpenApiContact } from '@petstore/rest';
 import { checkPublishedAt } from './published-at.js';
+import { HEALTH_CACHE_MS, readiness } from './readiness.js';
 import { loadTrpcCodec, TRPC_PREFIX } from './trpc-codec.js';
 import { embedVersion } from './version.js';
 
@@ -44,6 +44,12 @@ export interface HandlerOptions extends SurfaceOptions {
    * database (`store.isHealthy`); `openPetStore`'s `dependencies` adds Redis when it is the quota store.
    */
   dependencies?: Readonly<Record<string, () => Promise<boolean>>> | undefined;
+  /**
+   * How long, in ms, `/healthz` answers from its last check of the dependencies, measured on the store's clock from
+   * when that check ended. One check runs at a time, whatever the number of requests, so a flood costs at most one
+   * check of each dependency per this time. Default 1000; 0 reuses nothing, but still runs one check at a time.
+   */
+  healthCacheMs?: number | undefined;
 }
 
 /** The APIs' prefixes, relative to the base path: every path under them is the API's. */
@@ -58,28 +64,11 @@ const OK = JSON.stringify({ status: 'ok' });
 const WEDGED = 'The process refuses every request although it is not overloaded: restart it.';
 
 /**
- * Readiness: 200 naming the release and what was checked, or 503 `unavailable` naming what is down (for monitoring and
- * alerts).
- */
-function readiness(dependencies: Readonly<Record<string, () => Promise<boolean>>>, version: string) {
-  const names = Object.keys(dependencies);
-  const checks = Object.values(dependencies);
-  const healthy = JSON.stringify({ status: 'ok', version, checks: Object.fromEntries(names.map((name) => [name, 'ok'])) });
-  return async (ctx: RequestContext) => {
-    const up = await Promise.all(checks.map((check) => check().catch(() => false)));
-    const down = names.filter((_, i) => !up[i]);
-    if (down.length === 0) return jsonResponse(200, healthy);
-    ctx.unavailable = down[0] === 'redis' ? 'redis' : 'database';
-    const message = `The service is temporarily unavailable: ${down.join(' and ')} cannot be reached.`;
-    const details = down.map((name) => ({ path: name, message: `${name} cannot be reached` }));
-    return errorResponse(new PetStoreError('unavailable', message, { details, meta: { retryAfter: 1 } }));
-  };
-}
-
-/**
  * The whole HTTP surface on the one pipeline: REST under `/v1` (with `openapi.json` and `/docs`), tRPC under `/trpc`,
- * `GET /healthz` (readiness: 200 while every dependency answers, with the release, 503 naming the ones that do not)
- * and `GET /livez` (liveness: 503 while `live` says the process is wedged). tRPC's codec is loaded when the pipeline
+ * `GET /healthz` (readiness: 200 while every dependency answers, with the release, 503 naming the ones that do not;
+ * counted against the client's address like a request without a key, its check shared and reused, see readiness.ts)
+ * and `GET /livez` (liveness: 503 while `live` says the process is wedged; counted against nothing, as balancers ask
+ * it often from one address and it costs no dependency). tRPC's codec is loaded when the pipeline
  * is made (`@trpc/server` is an optional peer): requests that come before it is ready wait for it.
  * @example const pipeline = createServicePipeline(store, { basePath: '/petstore' })
  */
@@ -89,7 +78,8 @@ export function createServicePipeline(store: PetStore, options: HandlerOptions =
   // Health answers on any host, also once custom domains are managed (a load balancer asks by address).
   const edge = createEdge({ ...options, anyHostPaths: [`${basePath}/healthz`, `${basePath}/livez`] });
   const rest = createRestCodec({ prefix: '/v1', basePath, edge, contact: options.contact, store });
-  const ready = readiness(options.dependencies ?? { database: () => store.isHealthy() }, options.version ?? embedVersion);
+  const dependencies = options.dependencies ?? { database: () => store.isHealthy() };
+  const ready = readiness(store, dependencies, options.version ?? embedVersion, options.healthCacheMs ?? HEALTH_CACHE_MS);
   // The tRPC codec comes when its module has loaded; until then requests wait for it (see `handle`), so the codec
   // below always has it. The pipeline itself is made now: a mistake in the options is thrown here, not at a request.
   let trpc: Codec | undefined;

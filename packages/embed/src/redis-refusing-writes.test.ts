@@ -33,7 +33,7 @@ describe.skipIf(!redisUrl)('a Redis that refuses writes', () => {
       redisUrl: server.url,
     });
     outageLog = createOutageLog({ logger, probe: (dependency) => service.probe(dependency), probeEveryMs: 10 });
-    http = createServer(createHttpHandler(service.store, { dependencies: service.dependencies, logger, outageLog }));
+    http = createServer(createHttpHandler(service.store, { dependencies: service.dependencies, logger, outageLog, healthCacheMs: 0 }));
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   });

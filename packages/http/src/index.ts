@@ -18,6 +18,7 @@ export { unknownAddress, UNKNOWN_ADDRESS, UNKNOWN_ADDRESS_WITHOUT_KEY } from './
 export { requestId } from './request-id.js';
 export { splitTarget, type RequestTarget } from './request-target.js';
 export { readJsonBody, isJsonMediaType, BODY_LIMIT, BODY_TIMEOUT_MS } from './read-json-body.js';
+export { bodyBrokenOff } from './broken-body.js';
 export { responseHeaders, type Links } from './response-headers.js';
 export { ANSWER_HEADERS, withAnswerHeaders } from './answer-headers.js';
 export { jsonResponse, errorResponse, resourceResponse, JSON_CONTENT_TYPE } from './respond.js';

@@ -18,8 +18,9 @@ export interface StandardRequest {
   /** Whether a body follows the headers (a length above 0, or a chunked body). */
   hasBody(): boolean;
   /**
-   * The body's bytes, at most `limit` of them; rejects with `tooLarge()` past it (the rest is discarded) and with
-   * an Error when the client goes away. Called at most once.
+   * The body's bytes, at most `limit` of them; rejects with `tooLarge()` past it (the rest is discarded), and with
+   * `bodyBrokenOff()` (400 `invalid_request`, the client's fault) when the body breaks off: the client goes away, its
+   * connection is reset, its framing is refused. Called at most once.
    */
   readBody(limit: number, tooLarge: () => Error): Promise<Uint8Array>;
   /**

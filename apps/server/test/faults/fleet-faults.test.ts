@@ -178,7 +178,8 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
     const [outcomes, faultAt] = await underLoad(async () => {
       await postgres.stop('fast');
       await sleep(4_000);
-      health = await send({ url: base(), method: 'GET', path: '/healthz' });
+      // Monitoring asks an instance itself: the recipe's HAProxy keeps /healthz from the public.
+      health = await send({ url: instances[0]!.url, method: 'GET', path: '/healthz' });
       await sleep(1_000);
       await postgres.start();
       startedAt = Date.now();
@@ -201,7 +202,7 @@ describe.skipIf(unsupported)('a fleet run by the docs, HAProxy → three instanc
     const [outcomes, faultAt] = await underLoad(async () => {
       await redis.stop();
       await sleep(5_000);
-      health = await send({ url: base(), method: 'GET', path: '/healthz' });
+      health = await send({ url: instances[0]!.url, method: 'GET', path: '/healthz' });
       await sleep(5_000);
       await redis.start();
       startedAt = Date.now();

@@ -2,6 +2,7 @@ import { databaseUrl } from '@petstore/testing';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable } from './is-database-unavailable.js';
+import { PetStoreError } from './pet-store-error.js';
 
 const coded = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
 
@@ -52,6 +53,12 @@ describe('telling an outage from a fault', () => {
     expect(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect'))).toBe(true);
     expect(isDatabaseUnavailable(new TypeError("Cannot read properties of undefined (reading 'id')"))).toBe(false);
     expect(isDatabaseUnavailable('ECONNREFUSED')).toBe(false);
+  });
+
+  it('takes a failure already classified at its origin for what its code says, whatever its causes say', () => {
+    // A client's body that broke off: a 400 whose cause is the request stream's ECONNRESET.
+    expect(isDatabaseUnavailable(new PetStoreError('invalid_request', 'broken off', { cause: coded('ECONNRESET') }))).toBe(false);
+    expect(isDatabaseUnavailable(new PetStoreError('unavailable', undefined, { cause: coded('ECONNREFUSED') }))).toBe(true);
   });
 
   it('calls a refused connection an outage, as pg reports it', async () => {

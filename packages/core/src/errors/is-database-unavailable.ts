@@ -1,3 +1,5 @@
+import { PetStoreError } from './pet-store-error.js';
+
 // Errors of the network itself (Node's codes): the connection could not be made or was lost.
 const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH']);
 // SQLSTATE class 08 (connection exception) and 28 (login refused), 57P01-57P03 (the server shutting down or not yet
@@ -16,6 +18,9 @@ const UNAVAILABLE_MESSAGE =
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  // Classified already, where it came from (a client's body that broke off is a 400 whose cause is an ECONNRESET):
+  // its code says what it is, whatever its causes' codes.
+  if (error instanceof PetStoreError && error.code !== 'unavailable') return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (CONNECTION_ERRORS.has(code) || UNAVAILABLE_SQLSTATE.test(code))) return true;
   if (error instanceof AggregateError && error.errors.some(isDatabaseUnavailable)) return true;

@@ -1,4 +1,5 @@
 import { PetStoreError } from '@petstore/core';
+import { bodyBrokenOff } from '../broken-body.js';
 import { BODY_TIMEOUT_MS } from '../read-json-body.js';
 import { MAX_BODY_PIECES } from '../node/body-pieces.js';
 import type { PeerInfo, StandardRequest } from '../standard.js';
@@ -23,6 +24,8 @@ export interface FetchConnection {
  */
 async function collect(body: ReadableStream<Uint8Array>, limit: number, tooLarge: () => Error, deadline: number, maxPieces: number): Promise<Uint8Array> {
   const reader = body.getReader();
+  // A read that fails is the client's stream breaking off (the runtime's abort, a reset): never the database's.
+  const read = () => reader.read().catch((error: unknown) => Promise.reject(bodyBrokenOff(error)));
   const chunks: Uint8Array[] = [];
   let received = 0;
   let pieces = 0;
@@ -32,7 +35,7 @@ async function collect(body: ReadableStream<Uint8Array>, limit: number, tooLarge
   });
   try {
     for (;;) {
-      const { done, value } = await Promise.race([reader.read(), late]);
+      const { done, value } = await Promise.race([read(), late]);
       if (done) break;
       received += value.byteLength;
       if (received > limit) throw tooLarge();

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { PetStoreError } from '@petstore/core';
+import { bodyBrokenOff } from '../broken-body.js';
 import { BODY_TIMEOUT_MS } from '../read-json-body.js';
 import type { RequestContext } from '../request-context.js';
 import type { PeerInfo, StandardRequest } from '../standard.js';
@@ -27,6 +28,8 @@ type HostRequest = IncomingMessage & { originalUrl?: unknown; body?: unknown };
 function collect(req: IncomingMessage, limit: number, tooLarge: () => Error, deadline: number, maxPieces: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     if (bodyStopped(req)) return reject(inTooManyPieces(maxPieces));
+    // Its connection already gone (reset while the key was checked): no data, end or close is coming.
+    if (req.destroyed) return reject(bodyBrokenOff(req.errored ?? undefined));
     const chunks: Buffer[] = [];
     let received = 0;
     let pieces = 0;
@@ -66,9 +69,11 @@ function collect(req: IncomingMessage, limit: number, tooLarge: () => Error, dea
       cleanup();
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     };
+    // Whatever the request's stream reports (`ECONNRESET` 'aborted', a parser's error, a close before the end) is
+    // the client's: classified here, where it came from, not later by its code.
     const onError = (error?: unknown) => {
       cleanup();
-      reject(error instanceof Error ? error : new Error('The request was aborted.'));
+      reject(bodyBrokenOff(error));
     };
     req.on('data', onData);
     req.on('end', onEnd);
