@@ -119,6 +119,22 @@ describe.each(testDatabases)('the pets procedures in a host\'s own tRPC server o
     expect([carol.status, carol.headers.get('x-ratelimit-remaining')]).toEqual([200, '59']);
   });
 
+  it('lets a logged-in user place orders as its principal, and see only its own', async () => {
+    type Router = ReturnType<typeof hostRouter>['router'];
+    const as = (user: string) => createTRPCClient<Router>({ links: [httpLink({ url: hostUrl, headers: { 'x-user': user } })] });
+    const [dora, eve] = [as('pro-dora'), as('pro-eve')];
+    const { data: pet } = await store.createPet({ name: 'For Dora', categoryId: 4 }, { apiKey });
+    const order = await dora.pets.placeOrder.mutate({ petId: pet.id });
+    expect(order).toMatchObject({ petId: pet.id, status: 'placed' });
+    expect(await dora.pets.listOrders.query({})).toEqual([order]);
+    expect(await eve.pets.listOrders.query({})).toEqual([]);
+    const hidden = await eve.pets.completeOrder.mutate({ orderId: order.id }).catch((error: unknown) => error);
+    expect((hidden as TRPCClientError<Router>).data).toMatchObject({ httpStatus: 404, error: { code: 'not_found' } });
+    expect(await dora.pets.completeOrder.mutate({ orderId: order.id })).toMatchObject({ status: 'completed' });
+    // An API key is not the principal: the key's caller sees none of the user's orders.
+    expect((await store.listOrders({}, { apiKey })).data).toEqual([]);
+  });
+
   it('lets the host\'s own errors through unchanged, and gives a PetStoreError thrown in a host procedure its shape', async () => {
     const client = createTRPCClient<ReturnType<typeof hostRouter>['router']>({ links: [httpLink({ url: hostUrl })] });
     const unauthorized = await client.whoami.query().catch((error: unknown) => error);
