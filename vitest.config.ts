@@ -30,9 +30,11 @@ const slow = [
   'packages/embed/src/forgotten-close.test.ts',
   'packages/embed/src/embedded-memory.test.ts',
   // Faults in the test's own process: a PostgreSQL pool held to exhaustion, answered after its real 5 s wait;
-  // terminated backends and pools that must connect within 200 ms, told apart from faults of the service.
+  // terminated backends and pools that must connect within 200 ms, told apart from faults of the service; a host's
+  // clients whose backends end while the store holds them.
   'packages/embed/src/database-outage.test.ts',
   'packages/core/src/errors/is-database-unavailable.test.ts',
+  'packages/drivers/src/listen-while-held.test.ts',
 ];
 
 /** Files of apps/server/test that start the service in the test's own process (`startServer` on port 0): fast. */
