@@ -50,9 +50,10 @@ export interface OwnDatabaseOptions extends DatabaseOptions {
 export interface HostPoolOptions {
   /**
    * The host's own PostgreSQL pool (a `pg` Pool), used instead of `databaseUrl` and `dataDir`; `close()` leaves it
-   * open, and its `error` listener stays the host's to attach. Each connection is waited for at most
-   * `acquireTimeoutMs`, whatever the pool's own `connectionTimeoutMillis` (pg's default, 0, waits for ever): then 503
-   * `unavailable`.
+   * open, and its `error` listener (for idle clients) stays the host's to attach. A client the store holds has a
+   * listener of the store's until released, so a connection lost then is a 503 `unavailable`, never an unhandled
+   * `error` event. Each connection is waited for at most `acquireTimeoutMs`, whatever the pool's own
+   * `connectionTimeoutMillis` (pg's default, 0, waits for ever): then 503 `unavailable`.
    */
   pool: HostPool;
   /** How long a statement waits for a connection of the host's pool before it answers 503 `unavailable`. Default 5 s. */
@@ -68,7 +69,10 @@ export interface HostKyselyOptions {
   /**
    * The host's own Kysely on PostgreSQL, used (without its plugins) instead of `databaseUrl` and `dataDir`; `close()`
    * never destroys it. Each connection of its pool is waited for at most `acquireTimeoutMs`, as with `pool`, whatever
-   * the pool's own timeout: then 503 `unavailable`.
+   * the pool's own timeout: then 503 `unavailable`. kysely keeps its `pg` clients to itself, so the store cannot listen
+   * to them as it does on `pool`: give each client of the pool an `error` listener where you make it
+   * (`pool.on('connect', (client) => client.on('error', () => {}))`), or give the store `pool` instead. Without one,
+   * a connection lost while a client is checked out (the store's or your own transaction's) ends the process.
    */
   db: Kysely<any>;
   /** How long a statement waits for a connection of the host's Kysely before it answers 503 `unavailable`. Default 5 s. */
