@@ -28,6 +28,7 @@ import {
 } from '@petstore/drivers';
 import { tracingApi } from '@petstore/core/opentelemetry';
 import type { Kysely } from 'kysely';
+import { unreachableDatabase } from './unreachable-database.js';
 
 type Redis = Awaited<ReturnType<typeof openRedis>>;
 
@@ -169,7 +170,10 @@ export interface OpenPetStore {
 
 /**
  * Opens the database (the host's `db` or `pool`, else `databaseUrl`, else the embedded one in `dataDir`), brings the
- * store's tables up to date in `schema`, seeds the configured keys and builds the pet store.
+ * store's tables up to date in `schema`, seeds the configured keys and builds the pet store. A database that cannot be
+ * reached then (refused, lost, no connection within `acquireTimeoutMs`), with `migrate: false` too, throws
+ * `PetStoreError('unavailable')` naming it by host, port and database (never a password), with the driver's error as
+ * `cause`, and leaves nothing open: the host retries when it chooses. The store does not open lazily.
  * @example const { store, close } = await openPetStore({ dataDir: 'memory://' })
  */
 export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<OpenPetStore> {
@@ -193,12 +197,17 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
   const statements = host ? host.statements : (database.statements ?? database.pool);
   let redis: Redis | undefined;
   let quota: ClosableQuota | undefined;
+  // A database that cannot be reached while the store opens is the host's PetStoreError('unavailable'), naming it.
+  const reached = <T>(step: Promise<T>) =>
+    step.catch((error: unknown) => {
+      throw database.isUnavailable(error) ? unreachableDatabase(error, options) : error;
+    });
   try {
     // Named in every statement from here on: a session's `search_path` (which a pooler hands on from whoever used the
     // connection before, pg_dump included) never decides where the store reads and writes.
-    const schema = options.schema ?? (await defaultSchema(database.db));
-    if (options.migrate !== false) await migrateToLatest(database.db, { schema, release: options.release });
-    else await expectTables(database.db, schema);
+    const schema = options.schema ?? (await reached(defaultSchema(database.db)));
+    if (options.migrate !== false) await reached(migrateToLatest(database.db, { schema, release: options.release }));
+    else await reached(expectTables(database.db, schema));
     const clock = options.clock ?? systemClock;
     const storeKind = options.rateLimitStore ?? (statements ? 'postgres' : 'memory');
     if (storeKind === 'postgres' && !statements) {
@@ -230,7 +239,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       usage: options.usage,
     });
     for (const { key, plan, limits } of options.apiKeys ?? []) {
-      await store.apiKeys.ensure(key, { plan, ...(limits ? { limits } : {}) });
+      await reached(store.apiKeys.ensure(key, { plan, ...(limits ? { limits } : {}) }));
     }
     const client = redis;
     const isDatabaseHealthy = () => store.isHealthy();
