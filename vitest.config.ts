@@ -20,7 +20,7 @@ const slow = [
   'apps/*/test/**/*.test.ts',
   // A process or a program of their own beside an in-process test: dnsmasq (custom domains), redis-server (a Redis
   // outage), Chromium (a browser page), child host processes (the data folder lock, a host that forgets close(), a
-  // host's peak memory).
+  // host's peak memory, a host whose database connections are lost under load).
   'apps/server/src/domain-registry.test.ts',
   'packages/drivers/src/dns-check.test.ts',
   'packages/core/src/quota/redis-counters.test.ts',
@@ -28,11 +28,14 @@ const slow = [
   'packages/client/src/browser.test.ts',
   'packages/pglite/src/data-dir-lock.test.ts',
   'packages/embed/src/forgotten-close.test.ts',
+  'packages/embed/src/host-connection-loss.test.ts',
   'packages/embed/src/embedded-memory.test.ts',
   // Faults in the test's own process: a PostgreSQL pool held to exhaustion, answered after its real 5 s wait;
-  // terminated backends and pools that must connect within 200 ms, told apart from faults of the service.
+  // terminated backends and pools that must connect within 200 ms, told apart from faults of the service; a host's
+  // clients whose backends end while the store holds them.
   'packages/embed/src/database-outage.test.ts',
   'packages/core/src/errors/is-database-unavailable.test.ts',
+  'packages/drivers/src/listen-while-held.test.ts',
 ];
 
 /** Files of apps/server/test that start the service in the test's own process (`startServer` on port 0): fast. */

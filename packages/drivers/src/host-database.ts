@@ -1,6 +1,7 @@
 import { isDatabaseUnavailable, type Database, type PostgresPoolLike } from '@petstore/core';
 import { CompiledQuery, Kysely, type PostgresPool } from 'kysely';
 import { ACQUIRE_TIMEOUT_MS, boundedAcquire } from './bounded-acquire.js';
+import { listenWhileHeld } from './listen-while-held.js';
 import type { OpenDatabase } from './open-database.js';
 import { createPostgresDialect } from './storage/postgres-dialect.js';
 
@@ -87,12 +88,16 @@ function statementsOnPool(connect: ReturnType<typeof boundedAcquire>): PostgresP
  * connection is checked out within `acquireTimeoutMs` (5 s), whatever the pool's own timeout: an exhausted pool
  * answers 503 `unavailable`, never hangs. A host's Kysely is the same, its connections checked out one by one through
  * `db.connection()` (without its plugins). `close()` never ends the pool nor destroys the host's Kysely: after it the
- * store's own Kysely refuses statements, and the host's pool serves on. The host keeps its pool's `error` listener.
+ * store's own Kysely refuses statements, and the host's pool serves on. The host keeps its pool's `error` listener;
+ * each client the store checks out of a pool has one of the store's while held ({@link listenWhileHeld}), so a lost
+ * connection is a 503, never an unhandled `error` event. A Kysely's clients are out of reach: their listener is the
+ * host's to add (`pool.on('connect', (client) => client.on('error', …))`).
  * @example const database = openHostDatabase({ pool }); createPetStore({ db: database.db })
  */
 export function openHostDatabase(host: HostDatabaseOptions): HostDatabase {
   if (!host.pool === !host.db) throw new Error('Give the host database as either a pool or a Kysely instance (one of the two).');
-  const connect = boundedAcquire(host.db ? poolOfKysely(host.db.withoutPlugins()) : host.pool!, host.acquireTimeoutMs ?? ACQUIRE_TIMEOUT_MS);
+  const pool = host.db ? poolOfKysely(host.db.withoutPlugins()) : listenWhileHeld(host.pool!);
+  const connect = boundedAcquire(pool, host.acquireTimeoutMs ?? ACQUIRE_TIMEOUT_MS);
   // Ours to destroy: its `end` leaves the host's pool open.
   const borrowed: PostgresPool = { connect, end: async () => {} };
   const db = new Kysely<Database>({ dialect: createPostgresDialect({ pool: borrowed }) });

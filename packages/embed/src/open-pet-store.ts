@@ -28,6 +28,7 @@ import {
 } from '@petstore/drivers';
 import { tracingApi } from '@petstore/core/opentelemetry';
 import type { Kysely } from 'kysely';
+import { unreachableDatabase } from './unreachable-database.js';
 
 type Redis = Awaited<ReturnType<typeof openRedis>>;
 
@@ -50,9 +51,10 @@ export interface OwnDatabaseOptions extends DatabaseOptions {
 export interface HostPoolOptions {
   /**
    * The host's own PostgreSQL pool (a `pg` Pool), used instead of `databaseUrl` and `dataDir`; `close()` leaves it
-   * open, and its `error` listener stays the host's to attach. Each connection is waited for at most
-   * `acquireTimeoutMs`, whatever the pool's own `connectionTimeoutMillis` (pg's default, 0, waits for ever): then 503
-   * `unavailable`.
+   * open, and its `error` listener (for idle clients) stays the host's to attach. A client the store holds has a
+   * listener of the store's until released, so a connection lost then is a 503 `unavailable`, never an unhandled
+   * `error` event. Each connection is waited for at most `acquireTimeoutMs`, whatever the pool's own
+   * `connectionTimeoutMillis` (pg's default, 0, waits for ever): then 503 `unavailable`.
    */
   pool: HostPool;
   /** How long a statement waits for a connection of the host's pool before it answers 503 `unavailable`. Default 5 s. */
@@ -68,7 +70,10 @@ export interface HostKyselyOptions {
   /**
    * The host's own Kysely on PostgreSQL, used (without its plugins) instead of `databaseUrl` and `dataDir`; `close()`
    * never destroys it. Each connection of its pool is waited for at most `acquireTimeoutMs`, as with `pool`, whatever
-   * the pool's own timeout: then 503 `unavailable`.
+   * the pool's own timeout: then 503 `unavailable`. kysely keeps its `pg` clients to itself, so the store cannot listen
+   * to them as it does on `pool`: give each client of the pool an `error` listener where you make it
+   * (`pool.on('connect', (client) => client.on('error', () => {}))`), or give the store `pool` instead. Without one,
+   * a connection lost while a client is checked out (the store's or your own transaction's) ends the process.
    */
   db: Kysely<any>;
   /** How long a statement waits for a connection of the host's Kysely before it answers 503 `unavailable`. Default 5 s. */
@@ -165,7 +170,10 @@ export interface OpenPetStore {
 
 /**
  * Opens the database (the host's `db` or `pool`, else `databaseUrl`, else the embedded one in `dataDir`), brings the
- * store's tables up to date in `schema`, seeds the configured keys and builds the pet store.
+ * store's tables up to date in `schema`, seeds the configured keys and builds the pet store. A database that cannot be
+ * reached then (refused, lost, no connection within `acquireTimeoutMs`), with `migrate: false` too, throws
+ * `PetStoreError('unavailable')` naming it by host, port and database (never a password), with the driver's error as
+ * `cause`, and leaves nothing open: the host retries when it chooses. The store does not open lazily.
  * @example const { store, close } = await openPetStore({ dataDir: 'memory://' })
  */
 export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<OpenPetStore> {
@@ -189,12 +197,17 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
   const statements = host ? host.statements : (database.statements ?? database.pool);
   let redis: Redis | undefined;
   let quota: ClosableQuota | undefined;
+  // A database that cannot be reached while the store opens is the host's PetStoreError('unavailable'), naming it.
+  const reached = <T>(step: Promise<T>) =>
+    step.catch((error: unknown) => {
+      throw database.isUnavailable(error) ? unreachableDatabase(error, options) : error;
+    });
   try {
     // Named in every statement from here on: a session's `search_path` (which a pooler hands on from whoever used the
     // connection before, pg_dump included) never decides where the store reads and writes.
-    const schema = options.schema ?? (await defaultSchema(database.db));
-    if (options.migrate !== false) await migrateToLatest(database.db, { schema, release: options.release });
-    else await expectTables(database.db, schema);
+    const schema = options.schema ?? (await reached(defaultSchema(database.db)));
+    if (options.migrate !== false) await reached(migrateToLatest(database.db, { schema, release: options.release }));
+    else await reached(expectTables(database.db, schema));
     const clock = options.clock ?? systemClock;
     const storeKind = options.rateLimitStore ?? (statements ? 'postgres' : 'memory');
     if (storeKind === 'postgres' && !statements) {
@@ -226,7 +239,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       usage: options.usage,
     });
     for (const { key, plan, limits } of options.apiKeys ?? []) {
-      await store.apiKeys.ensure(key, { plan, ...(limits ? { limits } : {}) });
+      await reached(store.apiKeys.ensure(key, { plan, ...(limits ? { limits } : {}) }));
     }
     const client = redis;
     const isDatabaseHealthy = () => store.isHealthy();
