@@ -14,7 +14,7 @@ import { operations, type OperationDefinition, type OperationId } from '../opera
 import type { Database } from '../storage/database.js';
 import { withBatchedInserts } from '../storage/batched-inserts.js';
 import { schemaName, storeDatabase } from '../storage/schema.js';
-import { createOrderRepository } from '../storage/order-repository.js';
+import { createOrderRepository, type OrderRepository } from '../storage/order-repository.js';
 import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
 import { countedInto, type PetStoreMetrics } from '../telemetry/metrics.js';
 import { inTrace, openTelemetry } from '../telemetry/open-telemetry.js';
@@ -557,10 +557,10 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       const standing = () => standingOf(caller, own?.windows ?? meta.rateLimit ?? [], own?.bannedUntil);
       // Whose orders the caller's are: a rolled key's are its rotation's first key's.
       const owner = caller.principal ? `p:${caller.principal.id}` : `k:${subjectOf(caller.key!).id}`;
-      const handle = (repositories: { pets: PetRepository; orders: typeof orders }) =>
-        op.run(input, { ...repositories, owner, now, meta, cached: pages.get, standing, ifMatch });
+      const handle = (pets: PetRepository, orders: OrderRepository) =>
+        op.run(input, { pets, orders, owner, now, meta, cached: pages.get, standing, ifMatch });
       if (idempotencyKey === undefined) {
-        const data = await handle({ pets, orders });
+        const data = await handle(pets, orders);
         if (op.writes) pages.invalidate();
         if (revalidation?.pending) {
           // A match is answered 304, counted against no window (DECISIONS "The store changes"); anything else counts.
@@ -575,7 +575,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       const hashed = ifMatch === undefined ? input : { input, ifMatch };
       const result = await idempotency.run(
         { apiKeyId: key!.id, key: idempotencyKey, operationId, input: hashed, status: op.successStatus, meta },
-        (trx) => handle({ pets: traced(createPetRepository(trx, schema)), orders: createOrderRepository(trx, schema) }),
+        (trx) => handle(traced(createPetRepository(trx, schema)), createOrderRepository(trx, schema)),
       );
       if (result.replayed) {
         meta.replayed = true;
