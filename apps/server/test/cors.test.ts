@@ -21,6 +21,7 @@ const EXPOSED = [
   'Idempotent-Replayed',
   'Deprecation',
   'Sunset',
+  'ETag',
 ];
 
 const preflight = (url: string, origin: string, method: string, headers = 'authorization, content-type') =>
@@ -60,7 +61,7 @@ describe('CORS with a list of allowed origins', () => {
     expect(answer.status).toBe(204);
     expect(answer.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     expect(answer.headers.get('access-control-allow-methods')).toBe(route!.allow);
-    expect(answer.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Idempotency-Key, X-Request-Id');
+    expect(answer.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id');
     expect(answer.headers.get('access-control-max-age')).toBe('7200');
     expect(answer.headers.get('vary')).toBe('Origin');
     expect(answer.headers.get('content-length')).toBeNull(); // RFC 9110: no Content-Length on a 204

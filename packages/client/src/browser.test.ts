@@ -24,14 +24,22 @@ const page = (api: string, key: string, freeKey: string) => `<!DOCTYPE html><htm
 import { createClient, PetStoreApiError } from '/client/index.js';
 window.burst = async () => {
   const statuses = [];
+  // Past the browser's own cache: it would revalidate these identical reads, and a 304 spends no window.
   const fetch = async (url, init) => {
-    const response = await globalThis.fetch(url, init);
+    const response = await globalThis.fetch(url, { ...init, cache: 'no-store' });
     statuses.push(response.status === 429 ? (await response.clone().json()).code : response.status);
     return response;
   };
   const free = createClient({ baseUrl: '${api}', apiKey: '${freeKey}', fetch, maxRetries: 5 });
   const pages = await Promise.all(Array.from({ length: 75 }, () => free.listPets({ limit: 1 })));
   return { answered: pages.length, statuses };
+};
+window.revalidated = async () => {
+  const remaining = [];
+  const petstore = createClient({ baseUrl: '${api}', apiKey: '${key}', onRateLimit: (fields) => remaining.push(fields.remaining) });
+  const first = await petstore.listPets({ limit: 2, status: 'sold' });
+  const again = await petstore.listPets({ limit: 2, status: 'sold' });
+  return { same: JSON.stringify(first) === JSON.stringify(again), remaining };
 };
 window.calls = async () => {
   const notices = [];
@@ -97,6 +105,15 @@ describe.skipIf(!existsSync(executablePath))('the client in a browser page, agai
         failure: { isApiError: true, code: 'not_found', status: 404, requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
       });
       expect(calls.created).toHaveLength(7);
+
+      // The browser keeps a list answered with an ETag (Cache-Control: private, no-cache) and revalidates it: the
+      // second read is a 304 behind the scenes, the same page to the page's code, and spends none of the window.
+      const revalidated = await tab.evaluate(() =>
+        (globalThis as unknown as { revalidated: () => Promise<{ same: boolean; remaining: number[] }> }).revalidated(),
+      );
+      expect(revalidated.same).toBe(true);
+      expect(revalidated.remaining).toHaveLength(2);
+      expect(revalidated.remaining[1]).toBe(revalidated.remaining[0]);
 
       // The service's minute now ends 8 s from here. 75 calls on a free key: 60 fit, and sent at once the other 15
       // would be refused in this minute and the 71st request would ban the key; the client waits for the next one.
