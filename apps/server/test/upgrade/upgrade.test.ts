@@ -35,8 +35,9 @@ const KEYS = {
 };
 const CONFIGURED = `${KEYS.free}:free,${KEYS.pro}:pro,${KEYS.business}:business,${KEYS.enterprise}:enterprise:100:40,${KEYS.banned}:enterprise:2:1000`;
 const ENTERPRISE_REQUESTS = 5;
+/** The release this build names itself (scripts/build-info.mjs). */
 const version = async () =>
-  (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  (JSON.parse(await readFile(new URL('../../build-info.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 const json = { 'content-type': 'application/json' };
