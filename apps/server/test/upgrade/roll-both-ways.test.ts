@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { databaseUrl, freePort, scratchPostgres } from '@petstore/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -164,5 +165,13 @@ describe.skipIf(unsupported)('a rolling upgrade and its rollback, through HAProx
     const tool = await runCli(['keys', 'list'], { DATABASE_URL: bouncer.url }, cliJs);
     expect(tool.code).toBe(1);
     expect(tool.stderr).toContain(expected);
+    // docs/upgrading.md prints the refusal as an operator reads it: the same words, other releases and migration.
+    const doc = await readFile(new URL('../../../../docs/upgrading.md', import.meta.url), 'utf8');
+    const shown = /<!-- test: contract-refusal -->\n```text\n([\s\S]*?)\n```/.exec(doc)![1]!.replaceAll('\n', ' ');
+    const pattern = shown
+      .split(/(@petstore\/server@[\d.]+|2027-[\w-]*…)/)
+      .map((part, i) => (i % 2 ? '\\S+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+    expect(tool.stderr).toMatch(new RegExp(pattern));
   });
 });
