@@ -68,7 +68,10 @@ export async function runService(takeSignals: (handler: (signal: NodeJS.Signals)
     process.exit(1);
   }
   if (running.developmentKey) {
-    process.stdout.write(
+    // The key itself only on stderr, for the person at the terminal: stdout stays JSON lines for log collectors, with
+    // a line that says a key was made, not which.
+    logger.info({ plan: 'free', label: 'development' }, 'No API key existed, so a development key was created; it is shown once, on stderr');
+    process.stderr.write(
       [
         '',
         'No API key existed, so a development key (free plan) was created. It is shown only this once:',

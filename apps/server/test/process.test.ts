@@ -18,8 +18,8 @@ describe('the service process on the embedded database', () => {
 
   it('prints a working development key once, and keeps its data across a graceful restart', async () => {
     const first = await startProcess({ PETSTORE_DATA_DIR: dataDir });
-    const key = /\n {2}(psk_[0-9A-Za-z]{38})\n/.exec(first.stdout())?.[1];
-    expect(key, first.stdout()).toBeDefined();
+    const key = /\n {2}(psk_[0-9A-Za-z]{38})\n/.exec(first.stderr())?.[1];
+    expect(key, first.stderr()).toBeDefined();
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
     const health = await fetch(`${first.url}/healthz`);
@@ -30,7 +30,7 @@ describe('the service process on the embedded database', () => {
     expect(await first.stop('SIGTERM')).toBe(0);
 
     const second = await startProcess({ PETSTORE_DATA_DIR: dataDir });
-    expect(second.stdout()).not.toContain('psk_');
+    expect(second.stdout() + second.stderr()).not.toContain('psk_');
     const read = await fetch(`${second.url}/v1/pets?limit=100`, { headers: auth });
     expect(read.status).toBe(200);
     expect(await read.json()).toContainEqual(pet);
