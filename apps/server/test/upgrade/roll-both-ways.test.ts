@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPetIds, send, sleep, startLoad, type Outcome } from '../faults/load.js';
 import { haproxyInstalled, startHaproxy, type Balancer } from '../haproxy.js';
-import { cliJs, mainJs, runCli, startProcess, type ServerProcess } from '../helpers.js';
+import { cliJs, mainJs, runCli, startProcess, type ListedKey, type ServerProcess } from '../helpers.js';
 import { pgbouncerUnsupported, startPgBouncer, type PgBouncer } from '../pgbouncer.js';
 import { scratchRelease, type ScratchRelease } from './next-release.js';
 
@@ -98,7 +98,7 @@ describe.skipIf(unsupported)('a rolling upgrade and its rollback, through HAProx
       steps.push(`${release(entry)} on instance ${i + 1} in ${Date.now() - started} ms`);
       await sleep(SETTLE_MS);
     };
-    let madeMidRoll: { key: string; list: { id: string; label: string }[] } | undefined;
+    let madeMidRoll: { key: string; list: ListedKey[] } | undefined;
     try {
       await sleep(1_000);
       // Forward: the first N+1 migrates the database while two N instances serve.

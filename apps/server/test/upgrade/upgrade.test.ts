@@ -10,7 +10,7 @@ import { databaseUrl, processClock, scratchPostgres, type ProcessClock } from '@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPetIds, sleep, startLoad } from '../faults/load.js';
-import { runCli, startProcess, type ServerProcess } from '../helpers.js';
+import { runCli, startProcess, type ListedKey, type ServerProcess } from '../helpers.js';
 import { previousRelease, type PreviousRelease } from './previous-release.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -115,10 +115,10 @@ async function findWithThisRelease(server: ServerProcess, env: Record<string, st
   }
   const revoked = await fetch(`${server.url}/v1/pets?limit=1`, { headers: auth(written.revoked) });
   expect({ status: revoked.status, code: ((await revoked.json()) as { code: string }).code }).toEqual({ status: 401, code: 'invalid_api_key' });
-  const keys = JSON.parse((await cli(undefined, ['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-  expect(keys.find((row) => row.label === 'expiring')!.expires).not.toBe('-');
-  expect(keys.find((row) => row.id === written.rolledId)!['replaced by']).not.toBe('-');
-  expect(keys.find((row) => row.label === 'revoked')!.revoked).not.toBe('-');
+  const keys = JSON.parse((await cli(undefined, ['keys', 'list', '--json'], env)).stdout) as ListedKey[];
+  expect(keys.find((row) => row.label === 'expiring')!.expiresAt).not.toBeNull();
+  expect(keys.find((row) => row.id === Number(written.rolledId))!.replacedBy).not.toBeNull();
+  expect(keys.find((row) => row.label === 'revoked')!.revokedAt).not.toBeNull();
 
   // Idempotent creates replay, and refuse another body.
   for (const { key, id } of written.idempotent) {
@@ -136,8 +136,8 @@ async function findWithThisRelease(server: ServerProcess, env: Record<string, st
     expect(other.status).toBe(409);
   }
 
-  const deprecated = JSON.parse((await cli(undefined, ['keys', 'deprecated', '--json'], env)).stdout) as { operation: string; calls: string }[];
-  expect(deprecated).toEqual([expect.objectContaining({ operation: 'getPet', calls: '3' })]);
+  const deprecated = JSON.parse((await cli(undefined, ['keys', 'deprecated', '--json'], env)).stdout) as { operationId: string; calls: number }[];
+  expect(deprecated).toEqual([expect.objectContaining({ operationId: 'getPet', calls: 3 })]);
 
   // The quota windows: the day's count goes on, and the ban holds.
   const enterprise = await fetch(`${server.url}/v1/pets?limit=1`, { headers: auth(KEYS.enterprise) });
