@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseUrl, scratchPostgres } from '@petstore/testing';
 import { describe, expect, it } from 'vitest';
-import { runCli, startProcess } from '../helpers.js';
+import { runCli, startProcess, type ServerProcess } from '../helpers.js';
 
 // DECISIONS "Running it": a development key only on the first start of an embedded database that has never held a
 // key; never with DATABASE_URL (a fleet printed one working key per instance), never again once a key has existed.
@@ -14,8 +14,10 @@ const jsonLines = (stdout: string) => stdout.split('\n').filter(Boolean).map((li
 describe('the development key', () => {
   it('is printed on the first start of a new embedded database, and never again once every key is revoked', { timeout: 120_000 }, async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'petstore-devkey-'));
+    const started: ServerProcess[] = [];
     try {
       const first = await startProcess({ PETSTORE_DATA_DIR: dataDir });
+      started.push(first);
       // The key for the person at the terminal, on stderr; on stdout only JSON lines, one saying a key was made.
       const key = printedKey(first.stderr());
       expect(key, first.stderr()).toBeDefined();
@@ -26,11 +28,14 @@ describe('the development key', () => {
       expect(await first.stop()).toBe(0);
 
       const second = await startProcess({ PETSTORE_DATA_DIR: dataDir });
+      started.push(second);
       expect(second.stdout() + second.stderr()).not.toContain('psk_');
       expect(second.stdout() + second.stderr()).not.toContain('development key');
       expect((await fetch(`${second.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
       expect(await second.stop()).toBe(0);
     } finally {
+      // A failed expectation leaves no server behind (stop is a no-op for one already stopped).
+      for (const server of started) await server.stop('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
     }
   });
