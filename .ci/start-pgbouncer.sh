@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts PgBouncer on 127.0.0.1:6432 (or the port given as $1) in front of the CI cluster (.ci/start-postgres.sh),
-# with docs/deploying.md's pgbouncer.ini as printed there, only its addresses, port and user list replaced:
+# with docs/deploying.md's pgbouncer.ini as printed there, only its addresses, port, user list and user replaced:
 # postgres://postgres:postgres@127.0.0.1:6432/petstore. Idempotent: a PgBouncer already answering there is left as it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +23,7 @@ replace 'host=10.0.0.5 port=5432' 'host=127.0.0.1 port=5432'
 replace 'listen_addr = 0.0.0.0' 'listen_addr = 127.0.0.1'
 replace 'listen_port = 6432' "listen_port = $PORT"
 replace '/etc/pgbouncer/userlist.txt' "$dir/userlist.txt"
+replace 'stats_users = petstore' 'stats_users = postgres'
 printf '%s\n' "$config" > "$dir/pgbouncer.ini"
 printf '"postgres" "postgres"\n' > "$dir/userlist.txt"
 chown -R postgres:postgres "$dir"

@@ -7,6 +7,11 @@
 // `npm run release -- --record`, once that release is published: records its commit as where the next release's
 // upgrade tests start (apps/server/test/upgrade/previous-release.json), in a commit of its own.
 // Refuses a working tree with changes, or no pending changeset. Publishing stays a separate step (README, Releasing).
+// Every build names itself: `npm run build` ends with scripts/build-info.mjs, which writes apps/server/build-info.json
+// (`/healthz`, `petstore --version`, `petstore_build_info`, the release recorded in the database). While changesets are
+// pending, a build is `<next>-dev+<short commit>` (`0.2.0-dev+2b2a807`), <next> being what `changeset version` would
+// make of the service; the release commit this script makes has none pending, so its build, and every build of it
+// (`npm ci`, a `git archive`), is the plain version (`0.2.0`). Nothing to run by hand: build after this step.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -29,6 +29,22 @@ function row(record: ApiKeyRecord, usage: readonly DeprecatedUsage[]) {
   };
 }
 
+/**
+ * A key as `keys list --json` prints it: the record as the store (and `@petstore/cli`'s `keys list --json`) has it,
+ * ids as numbers and times as ISO 8601, with its calls of deprecated operations: one shape with `usage --format json`.
+ */
+function keyJson(record: ApiKeyRecord, usage: readonly DeprecatedUsage[]) {
+  const own = usage.filter((u) => u.keyId === record.id);
+  const last = own.reduce<Date | null>((latest, u) => (!latest || u.lastCalledAt > latest ? u.lastCalledAt : latest), null);
+  return {
+    ...record,
+    expiresAt: record.expiresAt ?? null,
+    replacedBy: record.replacedBy ?? null,
+    deprecatedCalls: own.reduce((sum, u) => sum + u.calls, 0),
+    lastDeprecatedCallAt: last,
+  };
+}
+
 /** The report of keys that still call deprecated operations, with each operation's sunset. */
 function deprecatedRow(usage: DeprecatedUsage, operations: typeof Operations) {
   const deprecation = operations[usage.operationId as OperationId]?.deprecation;
@@ -99,16 +115,16 @@ export async function runKeyCommand(command: KeyCommand, config: Config, io: Cli
       }
       case 'keys list': {
         const [records, usage] = await Promise.all([keys.list(), keys.deprecatedUsage()]);
-        const rows = records.map((record) => row(record, usage));
-        io.out.write(command.json ? `${JSON.stringify(rows, null, 2)}\n` : table(rows));
+        if (command.json) io.out.write(`${JSON.stringify(records.map((record) => keyJson(record, usage)), null, 2)}\n`);
+        else io.out.write(table(records.map((record) => row(record, usage))));
         return 0;
       }
       case 'keys deprecated': {
         // The registry, for the sunsets: loaded by this command only (through the admin channel, no other needs the core).
         const [{ operations }, usage] = await Promise.all([import('@petstore/core'), keys.deprecatedUsage()]);
-        const rows = usage.map((u) => deprecatedRow(u, operations));
-        if (command.json) io.out.write(`${JSON.stringify(rows, null, 2)}\n`);
-        else io.out.write(rows.length ? table(rows) : 'No key has called a deprecated operation.\n');
+        const sunset = (u: DeprecatedUsage) => operations[u.operationId as OperationId]?.deprecation?.sunset ?? null;
+        if (command.json) io.out.write(`${JSON.stringify(usage.map((u) => ({ ...u, sunset: sunset(u) })), null, 2)}\n`);
+        else io.out.write(usage.length ? table(usage.map((u) => deprecatedRow(u, operations))) : 'No key has called a deprecated operation.\n');
         return 0;
       }
       case 'keys revoke': {

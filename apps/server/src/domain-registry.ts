@@ -4,9 +4,11 @@ import type { Logger } from 'pino';
 /**
  * How often each instance reads the domains table. A short poll, not LISTEN/NOTIFY: it works the same on the embedded
  * database, through PgBouncer in transaction pooling (where LISTEN does not), and needs no connection of its own;
- * the table holds a few rows, so a read every 250 ms costs well under a millisecond (docs/decisions.md).
+ * the table holds a few rows, so a read costs well under a millisecond. Every 500 ms: a change reaches every
+ * instance within a second (DECISIONS), and an idle instance wakes about 4 times a second, half of them for this
+ * read (every 250 ms it woke 6 to 7 times; docs/decisions.md).
  */
-export const DOMAIN_POLL_MS = 250;
+export const DOMAIN_POLL_MS = 500;
 /** How often due re-checks of pending domains are looked for; each domain's own backoff decides when it is due. */
 export const RECHECK_EVERY_MS = 15_000;
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminChannelFolders } from '@petstore/cli/admin-channel';
-import { runCli, startProcess, type ServerProcess } from './helpers.js';
+import { runCli, startProcess, type ListedKey, type ServerProcess } from './helpers.js';
 
 const KEY_FORMAT = /^psk_[0-9A-Za-z]{38}$/;
 
@@ -46,16 +46,16 @@ describe('the key tool and backups while the service runs on the embedded databa
     const response = await api('/v1/pets');
     expect(response.status).toBe(200);
     expect(response.headers.get('x-ratelimit-limit')).toBe('300');
-    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[];
+    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as ListedKey[];
     expect(listed).toContainEqual(expect.objectContaining({ label: 'made while running', plan: 'pro' }));
   });
 
   it('revokes a key through the running service, refused within one second', async () => {
     const other = (await runCli(['keys', 'create', '--plan', 'free', '--label', 'to revoke'], env())).stdout.trim();
     expect((await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${other}` } })).status).toBe(200);
-    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[];
-    const id = listed.find((row) => row.label === 'to revoke')!.id!;
-    const revoked = await runCli(['keys', 'revoke', id], env());
+    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as ListedKey[];
+    const id = listed.find((row) => row.label === 'to revoke')!.id;
+    const revoked = await runCli(['keys', 'revoke', String(id)], env());
     expect(revoked.code, revoked.stderr).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect((await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${other}` } })).status).toBe(401);
@@ -63,20 +63,20 @@ describe('the key tool and backups while the service runs on the embedded databa
 
   it('rolls and makes expiring keys through the running service; the new and the old key both work at once', async () => {
     const old = (await runCli(['keys', 'create', '--plan', 'free', '--label', 'to roll', '--expires-at', '2030-01-01'], env())).stdout.trim();
-    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[];
+    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as ListedKey[];
     const before = listed.find((row) => row.label === 'to roll')!;
-    expect(before.expires).toBe('2030-01-01T00:00:00Z');
-    const rolled = await runCli(['keys', 'roll', before.id!, '--grace', '1h'], env());
+    expect(before.expiresAt).toBe('2030-01-01T00:00:00.000Z');
+    const rolled = await runCli(['keys', 'roll', String(before.id), '--grace', '1h'], env());
     expect(rolled.code, rolled.stderr).toBe(0);
     const fresh = rolled.stdout.trim();
     expect(fresh).toMatch(KEY_FORMAT);
     for (const token of [old, fresh]) {
       expect((await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     }
-    const after = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[];
-    const replacement = after.find((row) => row.id === after.find((r) => r.id === before.id)!['replaced by'])!;
-    expect(replacement).toMatchObject({ label: 'to roll', plan: 'free', expires: '2030-01-01T00:00:00Z' });
-    expect(Math.abs(Date.parse(after.find((r) => r.id === before.id)!.expires!) - (Date.now() + 3_600_000))).toBeLessThan(60_000);
+    const after = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as ListedKey[];
+    const replacement = after.find((row) => row.id === after.find((r) => r.id === before.id)!.replacedBy)!;
+    expect(replacement).toMatchObject({ label: 'to roll', plan: 'free', expiresAt: '2030-01-01T00:00:00.000Z' });
+    expect(Math.abs(Date.parse(after.find((r) => r.id === before.id)!.expiresAt!) - (Date.now() + 3_600_000))).toBeLessThan(60_000);
   });
 
   it('reports the keys that still call deprecated operations, from the running service', async () => {
@@ -86,11 +86,11 @@ describe('the key tool and backups while the service runs on the embedded databa
     const report = await runCli(['keys', 'deprecated', '--json'], env());
     expect(report.code, report.stderr).toBe(0);
     expect(JSON.parse(report.stdout)).toEqual([
-      expect.objectContaining({ label: 'made while running', operation: 'getPet', calls: '3', sunset: '2030-12-05T00:00:00Z' }),
+      expect.objectContaining({ keyId: expect.any(Number), label: 'made while running', operationId: 'getPet', calls: 3, sunset: '2030-12-05T00:00:00.000Z' }),
     ]);
-    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[];
-    expect(listed.find((row) => row.label === 'made while running')).toMatchObject({ 'deprecated calls': '3' });
-    expect(listed.find((row) => row.label === 'to revoke')).toMatchObject({ 'deprecated calls': '0', 'last deprecated call': '-' });
+    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as ListedKey[];
+    expect(listed.find((row) => row.label === 'made while running')).toMatchObject({ deprecatedCalls: 3 });
+    expect(listed.find((row) => row.label === 'to revoke')).toMatchObject({ deprecatedCalls: 0, lastDeprecatedCallAt: null });
   });
 
   it('keeps the admin channel off the API port and refuses it without the token', async () => {

@@ -8,7 +8,7 @@ import { main as hostTool } from '@petstore/cli';
 import { databaseUrl, outputOf, scratchPostgres } from '@petstore/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { run } from './cli-run.js';
-import { runCli, startProcess } from './helpers.js';
+import { runCli, startProcess, type ListedKey } from './helpers.js';
 
 // The key tool where a process matters: its exit codes and stdio, what it loads, a data folder another process
 // holds, and a running service (its admin channel; a revocation reaching every instance). Its commands themselves
@@ -83,8 +83,8 @@ describe('keys and a running service', () => {
     try {
       const get = (url: string) => fetch(`${url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
       expect(await Promise.all(servers.map((s) => get(s.url)))).toEqual([200, 200]);
-      const rows = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-      expect((await run(['keys', 'revoke', rows.find((r) => r.label === 'revoked soon')!.id!], env)).code).toBe(0);
+      const rows = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as ListedKey[];
+      expect((await run(['keys', 'revoke', String(rows.find((r) => r.label === 'revoked soon')!.id)], env)).code).toBe(0);
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       expect(await Promise.all(servers.map((s) => get(s.url)))).toEqual([401, 401]);
     } finally {

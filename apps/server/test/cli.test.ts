@@ -5,6 +5,7 @@ import { openPetStore } from '@petstore/embed';
 import { databaseUrl, scratchPostgres } from '@petstore/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run } from './cli-run.js';
+import type { ListedKey } from './helpers.js';
 
 // The key tool's commands, run in this process (its parsing, its output, its work on both databases). What needs a
 // process of its own (exit codes, stdio, the bin, a folder another process holds, a running service) is in
@@ -50,7 +51,7 @@ describe.concurrent.each(targets)('petstore keys on $name', (target) => {
       expect(listed.stdout).not.toContain(key);
       expect(listed.stdout).not.toContain(key.slice(4, 20));
       expect(JSON.parse(listed.stdout)).toContainEqual(
-        expect.objectContaining({ label: 'mobile app', plan: 'pro', 'per minute': '300', 'per day': '10000', 'last used': '-', revoked: '-' }),
+        expect.objectContaining({ id: expect.any(Number), label: 'mobile app', plan: 'pro', limits: { perMinute: 300, perDay: 10000 }, lastUsedAt: null, revokedAt: null }),
       );
       const table = await run(['keys', 'list'], env);
       expect(table.stdout).toMatch(/^ID\s+LABEL\s+PLAN\s+PER MINUTE\s+PER DAY\s+CREATED\s+LAST USED\s+REVOKED\s+EXPIRES\s+REPLACED BY\s+DEPRECATED CALLS\s+LAST DEPRECATED CALL\n/);
@@ -59,14 +60,14 @@ describe.concurrent.each(targets)('petstore keys on $name', (target) => {
     it('sets the limits of an enterprise key and refuses them for other plans', async () => {
       const enterprise = await run(['keys', 'create', '--plan', 'enterprise', '--label', 'big customer'], env);
       const free = await run(['keys', 'create', '--plan', 'free', '--label', 'small'], env);
-      const rows = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-      const idOf = (label: string) => rows.find((r) => r.label === label)!.id!;
+      const rows = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as ListedKey[];
+      const idOf = (label: string) => String(rows.find((r) => r.label === label)!.id);
       expect(enterprise.code + free.code).toBe(0);
 
       const set = await run(['keys', 'set-limits', idOf('big customer'), '--per-minute', '5', '--per-day', '7'], env);
       expect(set.code, set.stderr).toBe(0);
-      const after = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-      expect(after.find((r) => r.label === 'big customer')).toMatchObject({ 'per minute': '5', 'per day': '7' });
+      const after = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as ListedKey[];
+      expect(after.find((r) => r.label === 'big customer')).toMatchObject({ limits: { perMinute: 5, perDay: 7 } });
 
       const refused = await run(['keys', 'set-limits', idOf('small'), '--per-minute', '5', '--per-day', '7'], env);
       expect(refused.code).toBe(2);
@@ -76,12 +77,12 @@ describe.concurrent.each(targets)('petstore keys on $name', (target) => {
     it('revokes a key and reports unknown ids and bad input with exit code 2', async () => {
       const created = await run(['keys', 'create', '--plan', 'free', '--label', 'to revoke'], env);
       expect(created.code).toBe(0);
-      const rows = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-      const id = rows.find((r) => r.label === 'to revoke')!.id!;
-      const revoked = await run(['keys', 'revoke', id], env);
+      const rows = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as ListedKey[];
+      const id = rows.find((r) => r.label === 'to revoke')!.id;
+      const revoked = await run(['keys', 'revoke', String(id)], env);
       expect(revoked.code).toBe(0);
-      const after = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-      expect(after.find((r) => r.id === id)!.revoked).toMatch(/^\d{4}-\d\d-\d\dT/);
+      const after = JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as ListedKey[];
+      expect(after.find((r) => r.id === id)!.revokedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
 
       expect((await run(['keys', 'revoke', '999999'], env)).code).toBe(2);
       expect((await run(['keys', 'create', '--plan', 'gold'], env)).stderr).toContain('--plan is required: one of free, pro, business, enterprise');
@@ -89,8 +90,8 @@ describe.concurrent.each(targets)('petstore keys on $name', (target) => {
       expect((await run(['keys', 'frobnicate'], env)).code).toBe(2);
     });
 
-    const listed = async () => JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as Record<string, string>[];
-    const near = (iso: string | undefined, ms: number) => Math.abs(Date.parse(iso ?? '') - ms) < 60_000;
+    const listed = async () => JSON.parse((await run(['keys', 'list', '--json'], env)).stdout) as ListedKey[];
+    const near = (iso: string | null | undefined, ms: number) => Math.abs(Date.parse(iso ?? '') - ms) < 60_000;
 
     it('creates keys that expire after a duration or at a time, and lists when', async () => {
       const inThirty = await run(['keys', 'create', '--plan', 'free', '--label', 'thirty days', '--expires-in', '30d'], env);
@@ -100,8 +101,8 @@ describe.concurrent.each(targets)('petstore keys on $name', (target) => {
       const at = await run(['keys', 'create', '--plan', 'pro', '--label', 'new year', '--expires-at', '2027-01-01T00:00:00Z'], env);
       expect(at.code, at.stderr).toBe(0);
       const rows = await listed();
-      expect(near(rows.find((r) => r.label === 'thirty days')?.expires, Date.now() + 30 * 86_400_000)).toBe(true);
-      expect(rows.find((r) => r.label === 'new year')).toMatchObject({ expires: '2027-01-01T00:00:00Z', 'replaced by': '-' });
+      expect(near(rows.find((r) => r.label === 'thirty days')?.expiresAt, Date.now() + 30 * 86_400_000)).toBe(true);
+      expect(rows.find((r) => r.label === 'new year')).toMatchObject({ expiresAt: '2027-01-01T00:00:00.000Z', replacedBy: null });
 
       for (const [args, message] of [
         [['--expires-in', '30d', '--expires-at', '2027-01-01'], 'not both'],
@@ -122,7 +123,7 @@ describe.concurrent.each(targets)('petstore keys on $name', (target) => {
         env,
       );
       const oldKey = created.stdout.trim();
-      const oldId = (await listed()).find((r) => r.label === 'to roll')!.id!;
+      const oldId = String((await listed()).find((r) => r.label === 'to roll')!.id);
       const rolled = await run(['keys', 'roll', oldId, '--grace', '24h'], env);
       expect(rolled.code, rolled.stderr).toBe(0);
       const newKey = rolled.stdout.trim();
@@ -132,10 +133,10 @@ describe.concurrent.each(targets)('petstore keys on $name', (target) => {
 
       const rows = (await listed()).filter((r) => r.label === 'to roll');
       expect(rows).toHaveLength(2);
-      const [old, fresh] = rows as [Record<string, string>, Record<string, string>];
-      expect(old['replaced by']).toBe(fresh.id);
-      expect(near(old.expires, Date.now() + 86_400_000)).toBe(true);
-      expect(fresh).toMatchObject({ plan: 'enterprise', 'per minute': '5000', 'per day': '2000000', expires: '-', 'last used': '-' });
+      const [old, fresh] = rows as [ListedKey, ListedKey];
+      expect(old.replacedBy).toBe(fresh.id);
+      expect(near(old.expiresAt, Date.now() + 86_400_000)).toBe(true);
+      expect(fresh).toMatchObject({ plan: 'enterprise', limits: { perMinute: 5000, perDay: 2000000 }, expiresAt: null, lastUsedAt: null });
 
       const service = await openPetStore({ databaseUrl: env.DATABASE_URL, dataDir: env.PETSTORE_DATA_DIR, rateLimitStore: 'none' });
       try {
@@ -143,26 +144,26 @@ describe.concurrent.each(targets)('petstore keys on $name', (target) => {
           await expect(service.store.listPets({ limit: 1 }, { apiKey: key })).resolves.toMatchObject({ data: expect.any(Array) });
         }
         await vi.waitFor(async () => {
-          const used = (await service.store.apiKeys.list()).find((k) => String(k.id) === fresh.id);
+          const used = (await service.store.apiKeys.list()).find((k) => k.id === fresh.id);
           expect(used?.lastUsedAt).not.toBeNull();
         });
       } finally {
         await service.close();
       }
-      expect((await listed()).find((r) => r.id === fresh.id)!['last used']).toMatch(/^\d{4}-\d\d-\d\dT/);
+      expect((await listed()).find((r) => r.id === fresh.id)!.lastUsedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
 
       const again = await run(['keys', 'roll', oldId], env);
       expect(again.code).toBe(2);
       expect(again.stderr).toContain('was already rolled');
       expect((await run(['keys', 'roll', '999999'], env)).stderr).toContain('No key with ID 999999');
-      expect((await run(['keys', 'roll', fresh.id!, '--grace', '1y'], env)).stderr).toContain('--grace must be a duration');
+      expect((await run(['keys', 'roll', String(fresh.id), '--grace', '1y'], env)).stderr).toContain('--grace must be a duration');
 
-      const now = await run(['keys', 'roll', fresh.id!, '--grace', '0', '--expires-in', '7d'], env);
+      const now = await run(['keys', 'roll', String(fresh.id), '--grace', '0', '--expires-in', '7d'], env);
       expect(now.code, now.stderr).toBe(0);
       const after = await listed();
-      expect(near(after.find((r) => r.id === fresh.id)!.expires, Date.now())).toBe(true);
-      const newest = after.find((r) => r.id === after.find((x) => x.id === fresh.id)!['replaced by']);
-      expect(near(newest?.expires, Date.now() + 7 * 86_400_000)).toBe(true);
+      expect(near(after.find((r) => r.id === fresh.id)!.expiresAt, Date.now())).toBe(true);
+      const newest = after.find((r) => r.id === after.find((x) => x.id === fresh.id)!.replacedBy);
+      expect(near(newest?.expiresAt, Date.now() + 7 * 86_400_000)).toBe(true);
     });
   });
 });

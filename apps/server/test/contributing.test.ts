@@ -42,7 +42,7 @@ const DERIVED_SUITES = [
 /** What the copy holds of this repository: the sources (with their dist) and the files generated from them. */
 const COPIED = ['packages', 'apps/server', 'examples', 'docs/api.md', 'scripts', 'tsconfig.base.json', 'package.json', 'biome.jsonc'];
 /** What the build writes, which the contributor does not edit. */
-const GENERATED = /(^|\/)(dist|\.turbo)(\/|$)|^examples\/rest-client\/schema\.d\.ts$|^docs\/api\.md$/;
+const GENERATED = /(^|\/)(dist|\.turbo)(\/|$)|^examples\/rest-client\/schema\.d\.ts$|^docs\/api\.md$|^apps\/server\/build-info\.json$/;
 
 const SKIPPED = /(^|\/)(node_modules|\.turbo)(\/|$)|schema\.d\.ts$/;
 

@@ -17,12 +17,15 @@ const unsupported = !databaseUrl
       : pgbouncerUnsupported();
 if (unsupported) console.warn(`skipping the fleet behind PgBouncer: ${unsupported}`);
 
-/** Advisory locks held on the database at `url`, seen on a connection of its own (never through PgBouncer). */
+/**
+ * Advisory locks held on the database at `url`, seen on a connection of its own (never through PgBouncer). Only that
+ * database's: pg_locks lists the whole server's, where other tests migrate at the same moment.
+ */
 async function advisoryLocks(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ n: string }>(`select count(*) as n from pg_locks where locktype = 'advisory'`);
+    const { rows } = await client.query<{ n: string }>(`select count(*) as n from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())`);
     return Number(rows[0]!.n);
   } finally {
     await client.end();
@@ -113,8 +116,8 @@ describe.skipIf(unsupported)('a fleet of three instances behind HAProxy, on one 
     const statuses = async () =>
       Promise.all(Array.from({ length: 6 }, () => through('/v1/pets?limit=1', { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status)));
     expect(await statuses()).toEqual([200, 200, 200, 200, 200, 200]);
-    const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[];
-    const revoked = await runCli(['keys', 'revoke', rows.find((row) => row.label === 'revoked behind the pooler')!.id!], env());
+    const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as { id: number; label: string }[];
+    const revoked = await runCli(['keys', 'revoke', String(rows.find((row) => row.label === 'revoked behind the pooler')!.id)], env());
     expect(revoked.code, revoked.stderr).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 1_050));
     expect(await statuses()).toEqual([401, 401, 401, 401, 401, 401]);

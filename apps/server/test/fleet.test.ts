@@ -76,8 +76,8 @@ describe.runIf(databaseUrl && haproxyInstalled)(`a fleet of three instances behi
     const statuses = async () =>
       Promise.all(Array.from({ length: 6 }, () => send(port, '/v1/pets?limit=1', { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status)));
     expect(await statuses()).toEqual([200, 200, 200, 200, 200, 200]);
-    const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[];
-    const revoked = await runCli(['keys', 'revoke', rows.find((row) => row.label === 'revoked in the fleet')!.id!], env());
+    const rows = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as { id: number; label: string }[];
+    const revoked = await runCli(['keys', 'revoke', String(rows.find((row) => row.label === 'revoked in the fleet')!.id)], env());
     expect(revoked.code, revoked.stderr).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 1_050));
     expect(await statuses()).toEqual([401, 401, 401, 401, 401, 401]);

@@ -89,3 +89,18 @@ export async function runCli(args: string[], env: Record<string, string>, cli = 
   const { code, stdout, stderr } = await outputOf(child);
   return { code: code as number, stdout, stderr };
 }
+
+/** A key as `petstore keys list --json` prints it (the store's record, times as ISO 8601). */
+export interface ListedKey {
+  id: number;
+  label: string | null;
+  plan: string;
+  limits: { perMinute: number; perDay: number };
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  expiresAt: string | null;
+  replacedBy: number | null;
+  deprecatedCalls: number;
+  lastDeprecatedCallAt: string | null;
+}

@@ -52,7 +52,7 @@ describe('a restart on the embedded database', () => {
     expect(await dayLeft(second)).toBe(50 - 15);
     const { code, stdout } = await runCli(['keys', 'deprecated', '--json'], { PETSTORE_DATA_DIR: dataDir });
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toEqual([expect.objectContaining({ operation: 'getPet', calls: '3' })]);
+    expect(JSON.parse(stdout)).toEqual([expect.objectContaining({ operationId: 'getPet', calls: 3 })]);
   });
 
   it('keeps the counts written up to a second before a kill -9', { timeout: 90_000 }, async () => {

@@ -1,15 +1,26 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { runCli, startProcess } from './helpers.js';
 
-// What the built service says it runs must be what its package.json says, the version `npm run release` sets.
-const packageJson = new URL('../package.json', import.meta.url);
-const released = async () => (JSON.parse(await readFile(packageJson, 'utf8')) as { version: string }).version;
+// What the built service says it runs is what the build named it (scripts/build-info.mjs, build-info.test.ts): its
+// package.json's version for a release, the next version with the commit between releases.
+const read = async (file: string) => JSON.parse(await readFile(new URL(file, import.meta.url), 'utf8')) as { version: string };
+const released = async () => (await read('../build-info.json')).version;
 
 describe('the release the service names', () => {
+  it('is the version its build was named, which between releases is not a release', async () => {
+    const version = await released();
+    const pending = (await readdir(new URL('../../../.changeset/', import.meta.url))).filter((name) => name.endsWith('.md') && name !== 'README.md');
+    if (pending.length === 0) expect(version).toBe((await read('../package.json')).version);
+    else {
+      expect(version).toMatch(/^\d+\.\d+\.\d+-dev(\+[0-9a-f]{7,40})?$/);
+      expect(version.startsWith(`${(await read('../package.json')).version}-`)).toBe(false);
+    }
+  });
+
   it('is printed by petstore --version (and -v), without opening any database', async () => {
     const version = await released();
-    expect(version).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/);
+    expect(version).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/);
     for (const flag of ['--version', '-v']) {
       // A data folder that cannot exist: the flag must answer before any configuration is read.
       const { code, stdout, stderr } = await runCli([flag], { PETSTORE_DATA_DIR: '/proc/no-such-folder' });

@@ -61,7 +61,8 @@ export {
   MIGRATION_LOCK_TABLE,
   type MigrateOptions,
 } from './storage/migrations.js';
-export { DatabaseOfNewerReleaseError, RELEASE_TABLE } from './storage/release-record.js';
+export { COMPATIBILITY_FLOOR } from './storage/migrations/index.js';
+export { DatabaseOfNewerReleaseError, RELEASE_TABLE, type CompatibilityFloor } from './storage/release-record.js';
 export { defaultSchema } from './storage/schema.js';
 export type { StoreSchema } from './storage/schema.js';
 export { normalizeDomainName } from './domains/domain-name.js';

@@ -40,7 +40,18 @@ describe.skipIf(unsupported)("the time a request waits for the database, behind 
     await db?.drop();
   });
 
-  it("shows a wait in PgBouncer's queue in petstore_db_wait_seconds, where the pool's own gauge sees none", { timeout: 60_000 }, async () => {
+  /** `SHOW POOLS` on PgBouncer's console (its `pgbouncer` database), as the recipe's `stats_users` may. */
+  const showPools = async () => {
+    const admin = new pg.Client({ connectionString: new URL('/pgbouncer', bouncer.url).toString() });
+    await admin.connect();
+    try {
+      return (await admin.query<Record<string, string>>('SHOW POOLS')).rows;
+    } finally {
+      await admin.end();
+    }
+  };
+
+  it("shows a wait in PgBouncer's queue in petstore_db_wait_seconds and in its SHOW POOLS, where the pool's own gauge sees none", { timeout: 60_000 }, async () => {
     const scrape = async () => (await fetch(`${running.metricsUrl}/metrics`)).text();
     const slow = (text: string) =>
       sample(text, 'petstore_db_wait_seconds_count{stage="statement"}') - sample(text, 'petstore_db_wait_seconds_bucket{le="0.5",stage="statement"}');
@@ -61,8 +72,15 @@ describe.skipIf(unsupported)("the time a request waits for the database, behind 
     try {
       const held = Promise.all(holders.map((client) => client.query('select pg_sleep(1.5)')));
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const [answer, during] = await Promise.all([create(), new Promise<string>((resolve) => setTimeout(() => void scrape().then(resolve), 300))]);
+      const [answer, during, pools] = await Promise.all([
+        create(),
+        new Promise<string>((resolve) => setTimeout(() => void scrape().then(resolve), 300)),
+        new Promise<Record<string, string>[]>((resolve, reject) => setTimeout(() => void showPools().then(resolve, reject), 300)),
+      ]);
       expect(answer.status).toBe(201);
+      // PgBouncer's console, as the recipe's stats user reads it: the create waiting in its queue.
+      const pool = pools.find((row) => row.database === new URL(db.url).pathname.slice(1));
+      expect(Number(pool?.cl_waiting), JSON.stringify(pools)).toBeGreaterThanOrEqual(1);
       await held;
       // The service's own pool had connections to spare: its gauge never saw a request waiting.
       expect(sample(during, 'petstore_db_pool_connections{state="waiting"}')).toBe(0);

@@ -193,15 +193,15 @@ describe.skipIf(unsupported)('petstore usage after two instances on one PostgreS
   it('prints exactly the counts the clients saw, per key, day, plan and operation, as CSV', async () => {
     const keys = await run(['keys', 'list', '--json'], env);
     expect(keys.code, keys.stderr).toBe(0);
-    const records = JSON.parse(keys.stdout) as { id: string; label: string; plan: string }[];
+    const records = JSON.parse(keys.stdout) as { id: number; label: string; plan: string }[];
     const idOf = (token: string) => records.find((r) => r.plan === (token === PRO ? 'pro' : 'enterprise'))!.id;
 
     // What the clients saw, counted per key, day, plan and operation: every answer under the key it was sent with,
     // a 503 of the outage too (both keys had been looked up before it).
     const counts = new Map<string, Record<(typeof OUTCOMES)[number], number>>();
     for (const s of sent) {
-      const keyId = Number(idOf(s.token));
-      const record = records.find((r) => r.id === String(keyId))!;
+      const keyId = idOf(s.token);
+      const record = records.find((r) => r.id === keyId)!;
       const row = `${s.day},${keyId},,${record.label},${record.plan},${s.operation}`;
       const count = counts.get(row) ?? { served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
       count[outcomeOf(s)]++;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_FOLDER as PGLITE_ADMIN_FOLDER } from '@petstore/pglite';
 import { ADMIN_FOLDER, adminChannelFolders } from '@petstore/cli/admin-channel';
-import { runCli, startProcess, type ServerProcess } from '../helpers.js';
+import { runCli, startProcess, type ListedKey, type ServerProcess } from '../helpers.js';
 
 // Another local user (nobody) gets to the admin channel's place in a shared runtime folder (a /tmp-like folder, mode
 // 1777) before the service: a link to a file of root's, or a folder of their own with a socket answering like the
@@ -83,12 +83,12 @@ describe('the admin channel when another local user squats its place', () => {
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout.trim()).toMatch(KEY_FORMAT);
     expect(created.stdout).not.toContain(ATTACKER_KEY);
-    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[];
+    const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as ListedKey[];
     const real = listed.find((row) => row.label === 'real')!;
-    const revoked = await runCli(['keys', 'revoke', real.id!], env());
+    const revoked = await runCli(['keys', 'revoke', String(real.id)], env());
     expect(revoked.code, revoked.stderr).toBe(0);
-    const after = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[];
-    expect(after.find((row) => row.id === real.id)!.revoked).not.toBe('-');
+    const after = JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as ListedKey[];
+    expect(after.find((row) => row.id === real.id)!.revokedAt).not.toBeNull();
     expect(heard).toEqual([]);
 
     // With the service running, the service and the tool both pass the squatted place by; the key tool still
@@ -97,8 +97,8 @@ describe('the admin channel when another local user squats its place', () => {
     try {
       const key = (await runCli(['keys', 'create', '--plan', 'free', '--label', 'live'], env())).stdout.trim();
       expect((await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
-      const live = (JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as Record<string, string>[]).find((row) => row.label === 'live')!;
-      expect((await runCli(['keys', 'revoke', live.id!], env())).code).toBe(0);
+      const live = (JSON.parse((await runCli(['keys', 'list', '--json'], env())).stdout) as ListedKey[]).find((row) => row.label === 'live')!;
+      expect((await runCli(['keys', 'revoke', String(live.id)], env())).code).toBe(0);
       await new Promise((resolve) => setTimeout(resolve, 1_100));
       expect((await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
       expect(heard).toEqual([]);

@@ -13,7 +13,7 @@ const builder = fileURLToPath(new URL('./build-previous-release.mjs', import.met
 /** The previous release, built: its entry points, as `npm start` and `petstore` run them. */
 export interface PreviousRelease {
   commit: string;
-  /** `@petstore/server@VERSION`, from its own package.json. */
+  /** `@petstore/server@VERSION`, as its build named it (its package.json's version before builds were named). */
   name: string;
   dir: string;
   mainJs: string;
@@ -36,9 +36,10 @@ export async function previousRelease(): Promise<PreviousRelease> {
     throw new Error(String((error as { stderr?: string }).stderr || error));
   }
   const server = JSON.parse(await readFile(join(dir, 'apps/server/package.json'), 'utf8')) as { name: string; version: string };
+  const built = await readFile(join(dir, 'apps/server/build-info.json'), 'utf8').then((text) => JSON.parse(text) as { version: string }, () => server);
   return {
     commit,
-    name: `${server.name}@${server.version}`,
+    name: `${server.name}@${built.version}`,
     dir,
     mainJs: join(dir, 'apps/server/dist/main.js'),
     cliJs: join(dir, 'apps/server/dist/cli.js'),

@@ -54,7 +54,7 @@ describe("docs/upgrading.md's commands, as written", () => {
   afterAll(() => rm(cwd, { recursive: true, force: true }));
 
   it('name the running release, back the embedded database up while it serves, and restore it into a new folder', { timeout: 180_000 }, async () => {
-    const { version } = JSON.parse(await readFile(join(root, 'apps/server/package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(await readFile(join(root, 'apps/server/build-info.json'), 'utf8')) as { version: string };
     const env = { PETSTORE_DATA_DIR: join(cwd, 'data'), PETSTORE_API_KEYS: `${KEY}:pro` };
     const server = await startProcess(env);
     try {

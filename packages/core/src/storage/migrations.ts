@@ -3,9 +3,9 @@ import { sql, type Kysely } from 'kysely';
 import { coreVersion } from '../version.js';
 import { carryOverKyselyMigrations } from './legacy-migrations.js';
 import type { MigrationProvider } from './migration-types.js';
-import { MIGRATION_NAMES, migrations } from './migrations/index.js';
-import { recordRelease, refuseNewerDatabase } from './release-record.js';
-import { schemaName, type StoreSchema } from './schema.js';
+import { COMPATIBILITY_FLOOR, MIGRATION_NAMES, migrations } from './migrations/index.js';
+import { RELEASE_TABLE, recordRelease, releaseStanding } from './release-record.js';
+import { schemaName, tableExists, type StoreSchema } from './schema.js';
 
 /** The table that records which of the store's migrations ran: ours, never kysely's default `kysely_migration`. */
 export const MIGRATION_TABLE = 'petstore_migration';
@@ -59,34 +59,40 @@ export interface MigrateOptions extends StoreSchema {
 /**
  * Brings the store's tables up to date in `schema` (default: the current one, `public`), recording them in
  * `petstore_migration` there; a database migrated by an earlier release, which recorded them in kysely's
- * `kysely_migration`, has those rows copied over first (never changed or removed). A database migrated by a newer
- * release (migrations this one does not know) is refused with a {@link DatabaseOfNewerReleaseError} naming it; every
- * start records its `release` in `petstore_release`. Safe to run from several instances at once (kysely's Migrator
- * locks). Leaves every other table, and the host's kysely migrations, alone.
+ * `kysely_migration`, has those rows copied over first (never changed or removed). A database migrated further by a
+ * newer release is left as it is when that release admits this one (its recorded compatibility floor is this release
+ * or an earlier one: its migrations only added), and refused with a {@link DatabaseOfNewerReleaseError} naming it
+ * otherwise. Every start records its `release` and this release's floor in `petstore_release`, before it migrates
+ * (so an earlier release that starts meanwhile finds the floor of the schema it will meet) and after. Safe to run from
+ * several instances at once (kysely's Migrator locks). Leaves every other table, and the host's kysely migrations, alone.
  * @example await migrateToLatest(db, { schema: 'petstore', release: '@petstore/server@1.4.0' })
  */
 export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions = {}): Promise<void> {
   const own = db.withoutPlugins();
   const schema = schemaName(options.schema) ?? (await currentSchema(own));
   const release = options.release ?? `@petstore/core@${coreVersion}`;
+  const record = () => recordRelease(own, schema, release, MIGRATION_NAMES.at(-1)!, COMPATIBILITY_FLOOR);
   await carryOverKyselyMigrations(own, schema, MIGRATION_TABLE);
-  await refuseNewerDatabase(own, schema, MIGRATION_TABLE, MIGRATION_NAMES, release);
-  const Migrator = await loadMigrator();
-  const migrator = new Migrator({
-    db: own,
-    provider: petStoreMigrations(options),
-    migrationTableName: MIGRATION_TABLE,
-    migrationLockTableName: MIGRATION_LOCK_TABLE,
-    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    // A newer release may have migrated since the check above: its name says more than kysely's "missing" migration.
-    await refuseNewerDatabase(own, schema, MIGRATION_TABLE, MIGRATION_NAMES, release);
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`Database migration ${failed ?? ''} failed: ${String((error as Error).message ?? error)}`, {
-      cause: error,
+  const found = await releaseStanding(own, schema, MIGRATION_TABLE, MIGRATION_NAMES, release);
+  if (found.standing === 'current' && found.pending.length > 0) {
+    if (await tableExists(own, schema, RELEASE_TABLE)) await record();
+    const Migrator = await loadMigrator();
+    const migrator = new Migrator({
+      db: own,
+      provider: petStoreMigrations(options),
+      migrationTableName: MIGRATION_TABLE,
+      migrationLockTableName: MIGRATION_LOCK_TABLE,
+      ...(schema === undefined ? {} : { migrationTableSchema: schema }),
     });
+    const { error, results } = await migrator.migrateToLatest();
+    // A newer release may have migrated since the check above: it admits this one, or its name says more than
+    // kysely's "missing" migration.
+    if (error && (await releaseStanding(own, schema, MIGRATION_TABLE, MIGRATION_NAMES, release)).standing === 'current') {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+      throw new Error(`Database migration ${failed ?? ''} failed: ${String((error as Error).message ?? error)}`, {
+        cause: error,
+      });
+    }
   }
-  await recordRelease(own, schema, release, MIGRATION_NAMES.at(-1)!);
+  await record();
 }

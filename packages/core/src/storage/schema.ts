@@ -77,3 +77,11 @@ export async function tableExists(db: Kysely<any>, schema: string | undefined, t
     where schemaname = coalesce(${schema ?? null}::text, current_schema()) and tablename = ${table}`.execute(db);
   return rows[0]!.found > 0;
 }
+
+/** Whether `table` in `schema` (the current one when undefined) has a column named `column`. */
+export async function columnExists(db: Kysely<any>, schema: string | undefined, table: string, column: string): Promise<boolean> {
+  const { rows } = await sql<{ found: number }>`
+    select count(*)::int as found from information_schema.columns
+    where table_schema = coalesce(${schema ?? null}::text, current_schema()) and table_name = ${table} and column_name = ${column}`.execute(db);
+  return rows[0]!.found > 0;
+}
