@@ -314,10 +314,13 @@ export async function calls(): Promise<unknown[]> {
   // @ts-expect-error createPet is not a listing
   petstore.paginate('createPet', { name: 'Rex', categoryId: 1 });
   // @ts-expect-error no such operation
-  await petstore.deletePet({ petId: id });
+  await petstore.notAnOperation({ petId: id });
+  const changed = await petstore.updatePet({ petId: id, status: 'sold' }, { ifMatch: '"1.1"' });
+  // @ts-expect-error a change's status is one of available, pending, sold
+  await petstore.updatePet({ petId: id, status: 'lost' });
   const typed: OperationOutput<'listPets'> = page;
   const one: OperationOutput<'createPet'> = same;
-  return [one, input, typed, names, PetStoreApiError];
+  return [one, input, typed, names, changed, PetStoreApiError];
 }
 TS
     (cd "$app" && npx --no-install tsc -p tsconfig.json) ||
