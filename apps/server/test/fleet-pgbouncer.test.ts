@@ -1,21 +1,14 @@
 import { migrateToLatest } from '@petstore/core';
 import { openDatabase } from '@petstore/embed';
-import { databaseUrl, processClock, scratchPostgres, type ProcessClock } from '@petstore/testing';
+import { processClock, scratchPostgres, type ProcessClock } from '@petstore/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { haproxyInstalled, send, startHaproxy, type Answer, type Balancer } from './haproxy.js';
+import { send, startHaproxy, type Answer, type Balancer } from './haproxy.js';
 import { runCli, startProcess, type ServerProcess } from './helpers.js';
-import { pgbouncerUnsupported, startPgBouncer, type PgBouncer } from './pgbouncer.js';
+import { fleetUnsupported, startPgBouncer, type PgBouncer } from './pgbouncer.js';
 
 // In CI (.ci/run installs PgBouncer and HAProxy) these tests must run: there they fail instead.
-const unsupported = !databaseUrl
-  ? 'DATABASE_URL is not set'
-  : !haproxyInstalled
-    ? 'haproxy is not installed (bash .ci/install-haproxy.sh)'
-    : process.env.CI
-      ? undefined
-      : pgbouncerUnsupported();
-if (unsupported) console.warn(`skipping the fleet behind PgBouncer: ${unsupported}`);
+const unsupported = fleetUnsupported('the fleet behind PgBouncer');
 
 /**
  * Advisory locks held on the database at `url`, seen on a connection of its own (never through PgBouncer). Only that

@@ -1,21 +1,14 @@
-import { databaseUrl, scratchPostgres } from '@petstore/testing';
+import { scratchPostgres } from '@petstore/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { haproxyInstalled, send, startHaproxy, type Balancer } from './haproxy.js';
+import { send, startHaproxy, type Balancer } from './haproxy.js';
 import { startProcess, type ServerProcess } from './helpers.js';
-import { pgbouncerUnsupported, startPgBouncer, type PgBouncer } from './pgbouncer.js';
+import { fleetUnsupported, startPgBouncer, type PgBouncer } from './pgbouncer.js';
 
 // DECISIONS "Orders": of concurrent orders for one pet exactly one is placed, on every instance of a fleet, through
 // PgBouncer in transaction pooling as fleets run it; and an instance killed mid-sale leaves no pet sold twice and no
 // pet pending without its open order. In CI (.ci/run installs PgBouncer and HAProxy) these must run.
-const unsupported = !databaseUrl
-  ? 'DATABASE_URL is not set'
-  : !haproxyInstalled
-    ? 'haproxy is not installed (bash .ci/install-haproxy.sh)'
-    : process.env.CI
-      ? undefined
-      : pgbouncerUnsupported();
-if (unsupported) console.warn(`skipping orders behind PgBouncer: ${unsupported}`);
+const unsupported = fleetUnsupported('orders behind PgBouncer');
 
 const KEY = 'orders-fleet-key-0123456789';
 const json = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };

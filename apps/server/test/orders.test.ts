@@ -1,12 +1,12 @@
 import { createClient } from '@petstore/client';
 import { petStoreLinks } from '@petstore/client/trpc';
 import { PetStoreError } from '@petstore/core';
-import { databaseUrl, scratchPostgres } from '@petstore/testing';
 import type { AppRouter } from '@petstore/trpc';
 import { createTRPCClient, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
+import { serverDatabases } from './hostile/databases.js';
 
 // DECISIONS "Orders": one pet, one sale; orders are their owner's; the pet's other operations respect them. Against
 // the real service on both databases, over REST, tRPC, the client and in-process.
@@ -15,14 +15,8 @@ const KEY = 'orders-key-0123456789abcdef';
 const OTHER = 'orders-other-0123456789abcdef';
 const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 
-const targets = [
-  { name: 'pglite', env: async () => ({ env: { PETSTORE_DATA_DIR: 'memory://' }, drop: async () => {} }) },
-  ...(databaseUrl
-    ? [{ name: 'postgres', env: async () => { const db = await scratchPostgres(); return { env: { DATABASE_URL: db.url }, drop: db.drop }; } }]
-    : []),
-];
 
-describe.each(targets)('orders on $name', (target) => {
+describe.each(serverDatabases)('orders on $name', (target) => {
   let running: RunningServer;
   let drop: () => Promise<void>;
   const api = (path: string) => `${running.url}/v1${path}`;
@@ -167,7 +161,7 @@ describe.each(targets)('orders on $name', (target) => {
   });
 });
 
-describe.each(targets)('concurrent orders on $name', (target) => {
+describe.each(serverDatabases)('concurrent orders on $name', (target) => {
   let running: RunningServer;
   let drop: () => Promise<void>;
   beforeAll(async () => {

@@ -4,7 +4,8 @@ import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '@petstore/testing';
+import { databaseUrl, freePort } from '@petstore/testing';
+import { haproxyInstalled } from './haproxy.js';
 import { recipe } from './doc-recipes.js';
 
 const run = promisify(execFile);
@@ -28,6 +29,24 @@ export function pgbouncerUnsupported(): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Why a fleet test behind the documented HAProxy and PgBouncer cannot run here, if it cannot: no `DATABASE_URL`, no
+ * HAProxy, or (outside CI) no PgBouncer to run. In CI (.ci/run installs both and sets `DATABASE_URL`) it must run:
+ * there it fails instead. Warns, naming the test, when it is skipped.
+ * @example const unsupported = fleetUnsupported('orders behind PgBouncer'); describe.skipIf(unsupported)('…', () => { … })
+ */
+export function fleetUnsupported(what: string): string | undefined {
+  const unsupported = !databaseUrl
+    ? 'DATABASE_URL is not set'
+    : !haproxyInstalled
+      ? 'haproxy is not installed (bash .ci/install-haproxy.sh)'
+      : process.env.CI
+        ? undefined
+        : pgbouncerUnsupported();
+  if (unsupported) console.warn(`skipping ${what}: ${unsupported}`);
+  return unsupported;
 }
 
 /** A PgBouncer of a test's own, on a free port of 127.0.0.1. */

@@ -1,12 +1,12 @@
 import { createClient, PreconditionFailedError } from '@petstore/client';
 import { petStoreLinks } from '@petstore/client/trpc';
 import { PetStoreError } from '@petstore/core';
-import { databaseUrl, scratchPostgres } from '@petstore/testing';
 import type { AppRouter } from '@petstore/trpc';
 import { createTRPCClient, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
+import { serverDatabases } from './hostile/databases.js';
 
 // DECISIONS "The store changes": PATCH and DELETE, versions and ETags, 304 and 412, on REST, tRPC, the client and
 // in-process, each against the real service on both databases.
@@ -15,12 +15,6 @@ const KEY = 'store-changes-key-0123456789';
 const FREE = 'store-changes-free-0123456789';
 const json = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
 
-const targets = [
-  { name: 'pglite', env: async () => ({ env: { PETSTORE_DATA_DIR: 'memory://' }, drop: async () => {} }) },
-  ...(databaseUrl
-    ? [{ name: 'postgres', env: async () => { const db = await scratchPostgres(); return { env: { DATABASE_URL: db.url }, drop: db.drop }; } }]
-    : []),
-];
 
 /**
  * A running service with its keys: a pro one for most calls, a free one to spend and ban. Its clock stands still, so
@@ -31,7 +25,7 @@ async function start(env: Record<string, string>, keys = `${KEY}:pro,${FREE}:fre
   return startServer(loadConfig({ ...env, PORT: '0', PETSTORE_API_KEYS: keys, PETSTORE_LOG_LEVEL: 'silent' }), { clock: { now: () => at } });
 }
 
-describe.each(targets)('changing the store on $name', (target) => {
+describe.each(serverDatabases)('changing the store on $name', (target) => {
   let running: RunningServer;
   let drop: () => Promise<void>;
   const api = (path: string) => `${running.url}/v1${path}`;
@@ -281,7 +275,7 @@ describe.each(targets)('changing the store on $name', (target) => {
   });
 });
 
-describe.each(targets)('concurrent changes with one If-Match on $name', (target) => {
+describe.each(serverDatabases)('concurrent changes with one If-Match on $name', (target) => {
   let instances: RunningServer[];
   let drop: () => Promise<void>;
   beforeAll(async () => {
@@ -290,7 +284,7 @@ describe.each(targets)('concurrent changes with one If-Match on $name', (target)
     // Two instances on one PostgreSQL database; the embedded database has one process per folder.
     // The races need more requests than a pro key's minute allows.
     const keys = `${KEY}:enterprise:100000:1000000`;
-    instances = target.name === 'postgres' ? [await start(env, keys), await start(env, keys)] : [await start(env, keys)];
+    instances = target.name === 'PostgreSQL' ? [await start(env, keys), await start(env, keys)] : [await start(env, keys)];
   });
   afterAll(async () => {
     for (const instance of instances) await instance.close();

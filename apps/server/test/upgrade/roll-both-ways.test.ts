@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { databaseUrl, freePort, scratchPostgres } from '@petstore/testing';
+import { freePort, scratchPostgres } from '@petstore/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPetIds, send, sleep, startLoad, type Outcome } from '../faults/load.js';
-import { haproxyInstalled, startHaproxy, type Balancer } from '../haproxy.js';
+import { startHaproxy, type Balancer } from '../haproxy.js';
 import { cliJs, mainJs, runCli, startProcess, type ListedKey, type ServerProcess } from '../helpers.js';
-import { pgbouncerUnsupported, startPgBouncer, type PgBouncer } from '../pgbouncer.js';
+import { fleetUnsupported, startPgBouncer, type PgBouncer } from '../pgbouncer.js';
 import { scratchRelease, type ScratchRelease } from './next-release.js';
 
 // DECISIONS "Releases both ways", as an operator runs it (docs/upgrading.md): this build as release N, and N+1 = this
@@ -15,14 +15,7 @@ import { scratchRelease, type ScratchRelease } from './next-release.js';
 // Then N+2 adds a contract step: N is refused, naming N+2 and the floor it moved to.
 
 // In CI (.ci/run installs PgBouncer and HAProxy, and sets DATABASE_URL) the test must run: there it fails instead.
-const unsupported = !databaseUrl
-  ? 'DATABASE_URL is not set'
-  : !haproxyInstalled
-    ? 'haproxy is not installed (bash .ci/install-haproxy.sh)'
-    : process.env.CI
-      ? undefined
-      : pgbouncerUnsupported();
-if (unsupported) console.warn(`skipping the rolling upgrade and rollback: ${unsupported}`);
+const unsupported = fleetUnsupported('the rolling upgrade and rollback');
 
 const KEY = 'roll-both-ways-key-0123456789';
 const CLIENTS = 6;
