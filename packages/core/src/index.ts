@@ -80,3 +80,9 @@ export {
 export { countedInto, type PetStoreMetrics, type UnavailableReason } from './telemetry/metrics.js';
 export { STORE_TRACER_NAME, type TracerProviderLike } from './telemetry/tracer-provider.js';
 export { loadOptional } from './optional-package.js';
+export * from './domain/webhook-schemas.js';
+export { DEFAULT_RETRY_SCHEDULE_MS, deliveryBody, type AttemptOutcome, type DeliveryTuning } from './webhooks/delivery-worker.js';
+export type { WebhookOptions } from './webhooks/webhooks.js';
+export { isPublicAddress } from './webhooks/address-rule.js';
+export { TargetRefusedError, type RefusalReason, type ResolveHost, type ResolvedAddress } from './webhooks/targets.js';
+export { createWebhookRepository, type DueDelivery, type WebhookRepository } from './storage/webhook-repository.js';

@@ -141,6 +141,11 @@ export interface StoreOptions {
   tracerProvider?: PetStoreOptions['tracerProvider'];
   /** The usage ledger's flush interval (its delay, 5000 ms by default) and the UTC days it keeps (400 by default). */
   usage?: PetStoreOptions['usage'];
+  /**
+   * Webhooks (DECISIONS "Events"): whether private and `http://` targets are allowed (`allowPrivate`, for development
+   * and tests), the retry schedule, and the bounds of this instance's delivery worker.
+   */
+  webhooks?: PetStoreOptions['webhooks'];
 }
 
 /** An open pet store with its database (and its Redis client, with the `redis` store). */
@@ -237,6 +242,7 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       metrics: options.metrics,
       tracerProvider: options.tracerProvider,
       usage: options.usage,
+      webhooks: options.webhooks,
     });
     for (const { key, plan, limits } of options.apiKeys ?? []) {
       await reached(store.apiKeys.ensure(key, { plan, ...(limits ? { limits } : {}) }));

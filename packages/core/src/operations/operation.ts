@@ -3,6 +3,8 @@ import type { Usage } from '../domain/usage-schemas.js';
 import type { ResponseMeta } from '../service/response-meta.js';
 import type { OrderRepository } from '../storage/order-repository.js';
 import type { PetRepository } from '../storage/pet-repository.js';
+import type { WebhookRepository } from '../storage/webhook-repository.js';
+import type { TargetRule } from '../webhooks/targets.js';
 
 /** Where an operation stands: absent for stable, or an `x-stability` marker. */
 export type Stability = 'experimental' | 'beta';
@@ -22,6 +24,10 @@ export interface OperationEnv {
   readonly pets: PetRepository;
   /** The orders, each changed with its pet in one statement. */
   readonly orders: OrderRepository;
+  /** The webhook endpoints and their deliveries. */
+  readonly webhooks: WebhookRepository;
+  /** Where webhooks may be sent: checked at registration (and again at every delivery). */
+  readonly webhookTargets: TargetRule;
   /** Whose the caller's orders are: `k:ID`, the first key of its rotation, or `p:ID`, a host's principal. */
   readonly owner: string;
   /** The store's clock, now. */
@@ -58,8 +64,8 @@ export interface OperationDefinition<Input extends z.ZodType = z.ZodType, Output
   /** The input, validated by the core whoever calls: typed callers send it as is, REST reads it from HTTP. */
   readonly input: Input;
   readonly output: Output;
-  /** 204 answers no body (its output is `null` on tRPC and in-process). */
-  readonly successStatus: 200 | 201 | 204;
+  /** 204 answers no body (its output is `null` on tRPC and in-process); 202 accepts work done later. */
+  readonly successStatus: 200 | 201 | 202 | 204;
   /**
    * Whether the operation changes data: it takes an `Idempotency-Key`, clears cached reads, and is a tRPC mutation
    * (else a query).

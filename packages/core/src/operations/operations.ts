@@ -10,6 +10,13 @@ import { listOrders } from './list-orders.js';
 import { completeOrder } from './complete-order.js';
 import { cancelOrder } from './cancel-order.js';
 import { getInventory } from './get-inventory.js';
+import { createWebhook } from './create-webhook.js';
+import { listWebhooks } from './list-webhooks.js';
+import { getWebhook } from './get-webhook.js';
+import { deleteWebhook } from './delete-webhook.js';
+import { rotateWebhookSecret } from './rotate-webhook-secret.js';
+import { listWebhookDeliveries } from './list-webhook-deliveries.js';
+import { redeliverWebhook } from './redeliver-webhook.js';
 
 export type { Deprecation, OperationDefinition, OperationEnv, Stability } from './operation.js';
 
@@ -31,6 +38,13 @@ export const operations = Object.freeze({
   completeOrder,
   cancelOrder,
   getInventory,
+  createWebhook,
+  listWebhooks,
+  getWebhook,
+  deleteWebhook,
+  rotateWebhookSecret,
+  listWebhookDeliveries,
+  redeliverWebhook,
 });
 
 /** The name of one of the operations. */

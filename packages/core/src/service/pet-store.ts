@@ -15,6 +15,8 @@ import type { Database } from '../storage/database.js';
 import { withBatchedInserts } from '../storage/batched-inserts.js';
 import { schemaName, storeDatabase } from '../storage/schema.js';
 import { createOrderRepository, type OrderRepository } from '../storage/order-repository.js';
+import { createWebhookRepository, type WebhookRepository } from '../storage/webhook-repository.js';
+import { openWebhooks, type WebhookOptions } from '../webhooks/webhooks.js';
 import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
 import { countedInto, type PetStoreMetrics } from '../telemetry/metrics.js';
 import { inTrace, openTelemetry } from '../telemetry/open-telemetry.js';
@@ -210,6 +212,8 @@ export interface PetStoreOptions {
    * UTC days are kept (default 400; older days are deleted).
    */
   usage?: { flushEveryMs?: number; retentionDays?: number } | undefined;
+  /** Webhooks (DECISIONS "Events"): the target rule, the retry schedule and the delivery worker's bounds. */
+  webhooks?: WebhookOptions | undefined;
 }
 
 /** Who a request was counted against, once known: a valid key, or the principal a host named. */
@@ -250,6 +254,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   const idempotency = createIdempotencyStore({ db, clock });
   const deprecatedUsage = createDeprecatedUsageLedger({ db, clock });
   const usage = createUsageLedger({ db, clock, ...options.usage });
+  const webhooks = openWebhooks(db, schema, clock, options.webhooks);
 
   /** Adds a request of a known caller to the usage ledger. */
   function used(caller: Caller, operationId: string, outcome: UsageOutcome, requests = 1) {
@@ -557,11 +562,14 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       const standing = () => standingOf(caller, own?.windows ?? meta.rateLimit ?? [], own?.bannedUntil);
       // Whose orders the caller's are: a rolled key's are its rotation's first key's.
       const owner = caller.principal ? `p:${caller.principal.id}` : `k:${subjectOf(caller.key!).id}`;
-      const handle = (pets: PetRepository, orders: OrderRepository) =>
-        op.run(input, { pets, orders, owner, now, meta, cached: pages.get, standing, ifMatch });
+      const handle = (pets: PetRepository, orders: OrderRepository, hooks: WebhookRepository) =>
+        op.run(input, { pets, orders, webhooks: hooks, webhookTargets: webhooks.targets, owner, now, meta, cached: pages.get, standing, ifMatch });
       if (idempotencyKey === undefined) {
-        const data = await handle(pets, orders);
-        if (op.writes) pages.invalidate();
+        const data = await handle(pets, orders, webhooks.repository);
+        if (op.writes) {
+          pages.invalidate();
+          webhooks.nudge();
+        }
         if (revalidation?.pending) {
           // A match is answered 304, counted against no window (DECISIONS "The store changes"); anything else counts.
           if (meta.etag !== undefined && noneMatchFails(context.ifNoneMatch!, meta.etag)) meta.notModified = true;
@@ -575,12 +583,15 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       const hashed = ifMatch === undefined ? input : { input, ifMatch };
       const result = await idempotency.run(
         { apiKeyId: key!.id, key: idempotencyKey, operationId, input: hashed, status: op.successStatus, meta },
-        (trx) => handle(traced(createPetRepository(trx, schema)), createOrderRepository(trx, schema)),
+        (trx) => handle(traced(createPetRepository(trx, schema)), createOrderRepository(trx, schema), createWebhookRepository(trx, schema)),
       );
       if (result.replayed) {
         meta.replayed = true;
         if (result.etag !== undefined) meta.etag = result.etag;
-      } else pages.invalidate();
+      } else {
+        pages.invalidate();
+        webhooks.nudge();
+      }
       succeeded(context);
       used(caller, operationId, 'served');
       return { data: result.data, meta };
@@ -611,7 +622,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     deprecatedUsage: () => deprecatedUsage.list(),
     usage: (query?: UsageQuery) => usage.query(query),
     close: async () => {
-      await Promise.all([deprecatedUsage.close(), usage.close()]);
+      await Promise.all([deprecatedUsage.close(), usage.close(), webhooks.close()]);
     },
     apiKeys,
     clock,

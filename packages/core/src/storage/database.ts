@@ -103,6 +103,55 @@ export interface UsageDaysTable {
   server_errors: Int8;
 }
 
+export interface WebhookEndpointsTable {
+  id: Identity;
+  /** Whose endpoint it is, as orders are owned: `k:ID` or `p:ID`. */
+  owner: string;
+  /** Which of the owner's numbered places it takes (1 to 10): one endpoint each, so none goes past the limit. */
+  slot: number;
+  url: string;
+  /** The event types it asked for. */
+  events: string[];
+  /** `whsec_` and the base64 of 32 random bytes; signs every delivery. */
+  secret: string;
+  /** The secret a rotation replaced, signing beside the new one until `previous_secret_until`. */
+  previous_secret: string | null;
+  previous_secret_until: Date | null;
+  created_at: Date;
+  /** Since when every delivery has failed; null after a success. */
+  failing_since: Date | null;
+  /** When 5 days of failures disabled it; it then takes no events. */
+  disabled_at: Date | null;
+}
+
+export interface WebhookEventsTable {
+  /** `evt_` and 32 hex digits: the `webhook-id` of each of its deliveries. */
+  id: string;
+  type: string;
+  /** The order's owner for `order.*` events; null for the catalogue's. */
+  owner: string | null;
+  /** The changed row as it was after the change (before it, for a delete). */
+  data: unknown;
+  created_at: Generated<Date>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Identity;
+  endpoint_id: Int8;
+  event_id: string;
+  /** `pending` until a 2xx (`delivered`) or the last attempt of the schedule (`failed`). */
+  status: Generated<string>;
+  attempts: Generated<number>;
+  /** When it is due; null: at once. */
+  next_attempt_at: Date | null;
+  /** Until when an instance holds it for a send. */
+  lease_until: Date | null;
+  last_attempt_at: Date | null;
+  response_status: number | null;
+  error: string | null;
+  created_at: Generated<Date>;
+}
+
 /**
  * The tables of the service, as kysely sees them.
  * @example const db = new Kysely<Database>({ dialect })
@@ -115,4 +164,7 @@ export interface Database {
   domains: DomainsTable;
   usage_days: UsageDaysTable;
   orders: OrdersTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

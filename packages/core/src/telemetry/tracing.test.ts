@@ -9,6 +9,7 @@ import { PetStoreError } from '../errors/pet-store-error.js';
 import type { OperationDefinition } from '../operations/operation.js';
 import { operations } from '../operations/operations.js';
 import { createOrderRepository, type OrderRepository } from '../storage/order-repository.js';
+import { createWebhookRepository, type WebhookRepository } from '../storage/webhook-repository.js';
 import { createPetRepository, petQueryVerbs, type PetRepository } from '../storage/pet-repository.js';
 import { tracedRepository } from './tracing.js';
 
@@ -50,9 +51,9 @@ function recording(pets: PetRepository): { pets: PetRepository; called: Method[]
  * caller's standing (getUsage's) is the quota's and the usage ledger's, not the repository's: asked for here, it is
  * refused, and the operation makes no query of the pets table.
  */
-function runOn(op: OperationDefinition, input: unknown, pets: PetRepository, orders: OrderRepository): Promise<unknown> {
+function runOn(op: OperationDefinition, input: unknown, pets: PetRepository, orders: OrderRepository, webhooks: WebhookRepository): Promise<unknown> {
   const standing = () => Promise.reject(new PetStoreError('unavailable', 'No standing in this test.'));
-  const env = { pets, orders, owner: 'k:1', now: () => new Date(0), meta: {}, cached: <T>(_key: string, load: () => Promise<T>) => load(), standing };
+  const env = { pets, orders, webhooks, webhookTargets: { allowPrivate: true }, owner: 'k:1', now: () => new Date(0), meta: {}, cached: <T>(_key: string, load: () => Promise<T>) => load(), standing };
   return op.run(input, env).catch((error: unknown) => {
     if (error instanceof PetStoreError) return error.toBody();
     throw error;
@@ -83,14 +84,16 @@ function statementVerbs(): KyselyPlugin & { seen: string[] } {
 describe.each(testDatabases)('the traced pets repository on $name', (database) => {
   let close: () => Promise<void>;
   let pets: PetRepository;
-  // The orders' statements are not the pets repository's: they run beside it, unrecorded.
+  // The orders' and webhooks' statements are not the pets repository's: they run beside it, unrecorded.
   let orders: OrderRepository;
+  let webhooks: WebhookRepository;
   const statements = statementVerbs();
   beforeAll(async () => {
     const opened = await database.open();
     close = opened.close;
     pets = createPetRepository(opened.db.withPlugin(statements));
     orders = createOrderRepository(opened.db);
+    webhooks = createWebhookRepository(opened.db);
   });
   afterAll(() => close());
 
@@ -106,13 +109,13 @@ describe.each(testDatabases)('the traced pets repository on $name', (database) =
       const input = sampleInput(op);
       const direct = recording(pets);
       statements.seen.length = 0;
-      const untraced = await runOn(op, input, direct.pets, orders);
+      const untraced = await runOn(op, input, direct.pets, orders, webhooks);
       expect(statements.seen, `the statements of pets.${direct.called.join(', pets.')}`).toEqual(direct.called.map((method) => petQueryVerbs[method]));
 
       const through = recording(pets);
       exporter.reset();
       statements.seen.length = 0;
-      const traced = await runOn(op, input, tracedRepository(through.pets, tracer), orders);
+      const traced = await runOn(op, input, tracedRepository(through.pets, tracer), orders, webhooks);
       if (!op.writes) expect(traced).toEqual(untraced);
       expect(statements.seen).toEqual(through.called.map((method) => petQueryVerbs[method]));
       expect(exporter.getFinishedSpans().map((span) => [span.name, span.kind, span.attributes])).toEqual(

@@ -7,7 +7,7 @@ import { commonHeaders, corsHeaders, deprecationHeaders, headerRefs, nextLinkHea
 /** Whether the operation pages with a `cursor` input field, so its answer may carry `Link: rel="next"`. */
 const pagesByCursor = (op: OperationDefinition) => op.input instanceof z.ZodObject && 'cursor' in op.input.shape;
 
-const DESCRIPTIONS = { 200: 'OK.', 201: 'Created.', 204: 'Done: no content.' } as const;
+const DESCRIPTIONS = { 200: 'OK.', 201: 'Created.', 202: 'Accepted: the work is done later.', 204: 'Done: no content.' } as const;
 
 /** The success response: the output schema under the operation's own status (none for 204), with its headers. */
 function successResponse(op: OperationDefinition, baseUrl: string) {

@@ -1,0 +1,218 @@
+import type { Clock } from '../clock.js';
+import type { Attempt, DueDelivery, WebhookRepository } from '../storage/webhook-repository.js';
+import { eventData } from '../storage/webhook-repository.js';
+import type { SendDelivery } from './send.js';
+import { signDelivery } from './signatures.js';
+import { type RefusalReason, TargetRefusedError } from './targets.js';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** DECISIONS "Events": retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then failed. */
+export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR]);
+
+/** The largest body a delivery sends (DECISIONS: payloads under 64 KiB). */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** How one attempt ended, for logs and metrics (never a per-endpoint label: the endpoint id is for the log line). */
+export interface AttemptOutcome {
+  outcome: 'delivered' | 'retrying' | 'failed';
+  deliveryId: number;
+  endpointId: number;
+  eventId: string;
+  type: string;
+  attempt: number;
+  status?: number | undefined;
+  error?: string | undefined;
+  /** Set when the target was refused by the rule (a private address, a redirect, …). */
+  refused?: RefusalReason | undefined;
+  /** Whether this failure disabled the endpoint (5 days of failures). */
+  disabled: boolean;
+}
+
+/** The durations and bounds of delivery; each has the default DECISIONS gives. */
+export interface DeliveryTuning {
+  /** Waits before each retry, in ms; after the last, the delivery fails. Default {@link DEFAULT_RETRY_SCHEDULE_MS}. */
+  retryScheduleMs?: readonly number[] | undefined;
+  /** How often an idle instance looks for due deliveries (ms, default 1000). A change through this instance wakes it at once. */
+  pollMs?: number | undefined;
+  /** Sends in flight at once per instance (default 16). */
+  concurrency?: number | undefined;
+  /** A send's whole time, DNS included, before it counts as failed (ms, default 15000). */
+  timeoutMs?: number | undefined;
+  /** How long an instance holds a delivery it took (ms, default 60000): another takes it only after, if it died. */
+  leaseMs?: number | undefined;
+  /** An endpoint failing this long straight is disabled (ms, default 5 days). */
+  disableAfterMs?: number | undefined;
+  /** Events (and their deliveries) are kept this long (ms, default 30 days). */
+  retentionMs?: number | undefined;
+  /** How often old events are pruned (ms, default 1 hour). */
+  pruneEveryMs?: number | undefined;
+}
+
+/** What the delivery worker is built from. */
+export interface DeliveryWorkerOptions extends DeliveryTuning {
+  repository: WebhookRepository;
+  send: SendDelivery;
+  clock: Clock;
+  /** Told of every attempt. */
+  onAttempt?: ((attempt: AttemptOutcome) => void) | undefined;
+  /** Told when the database failed the worker (it tries again at its next poll). */
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+/** The instance's delivery worker. */
+export interface DeliveryWorker {
+  /** Looks for due deliveries soon: a change was just made through this instance. */
+  nudge(): void;
+  /**
+   * Stops taking deliveries, lets the sends in flight finish for up to `graceMs`, then aborts the rest and hands
+   * them back unattempted for another instance (or the next start) to send.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** The body of a delivery: `{ type, timestamp, data }`, `data` as the API returns the record. */
+export const deliveryBody = (delivery: DueDelivery): string =>
+  JSON.stringify({ type: delivery.type, timestamp: delivery.timestamp.toISOString(), data: eventData(delivery.type, delivery.row) });
+
+/**
+ * Sends the due deliveries of every endpoint from this instance: takes up to `concurrency` at a time (each held by a
+ * lease, so that every instance of a fleet can run one and none sends a delivery another holds), signs each, posts
+ * it, and records the attempt: delivered on a 2xx, else due again after the schedule's next wait, or failed. Polls
+ * every `pollMs`, and soon after `nudge()`. Per-endpoint order is not kept; `webhook-id` lets receivers deduplicate.
+ * @example const worker = startDeliveryWorker({ repository, send, clock }); worker.nudge(); await worker.close()
+ */
+export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const { repository, send, clock, onAttempt, onError } = options;
+  const schedule = options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
+  const pollMs = options.pollMs ?? SECOND;
+  const concurrency = options.concurrency ?? 16;
+  const timeoutMs = options.timeoutMs ?? 15 * SECOND;
+  const leaseMs = options.leaseMs ?? MINUTE;
+  const disableAfterMs = options.disableAfterMs ?? 5 * DAY;
+  const retentionMs = options.retentionMs ?? 30 * DAY;
+  const pruneEveryMs = options.pruneEveryMs ?? HOUR;
+
+  const inFlight = new Map<number, { done: Promise<void>; abort: AbortController }>();
+  let closed = false;
+  let claiming: Promise<void> | undefined;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let nextPruneAt = 0;
+
+  function wakeIn(ms: number) {
+    if (closed) return;
+    clearTimeout(timer);
+    timer = setTimeout(tick, ms);
+    timer.unref();
+  }
+
+  async function attempt(delivery: DueDelivery, stop: AbortController) {
+    const body = deliveryBody(delivery);
+    let result: Attempt;
+    let refused: RefusalReason | undefined;
+    try {
+      if (Buffer.byteLength(body) > MAX_BODY_BYTES) throw new Error('the body is over 64 KiB');
+      const headers = signDelivery(delivery.eventId, new Date(clock.now()), body, delivery.secrets);
+      const signal = AbortSignal.any([stop.signal, AbortSignal.timeout(timeoutMs)]);
+      const status = await send({ url: delivery.url, headers: { ...headers }, body, signal });
+      result = status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `answered ${status}` };
+    } catch (error) {
+      if (stop.signal.aborted) {
+        await repository.release(delivery).catch(onError);
+        return;
+      }
+      if (error instanceof TargetRefusedError) refused = error.reason;
+      const timedOut = (error as Error).name === 'TimeoutError';
+      result = { ok: false, error: timedOut ? `no answer within ${timeoutMs} ms` : (error as Error).message || String(error) };
+    }
+    const now = new Date(clock.now());
+    if (!result.ok) {
+      const wait = schedule[delivery.attempt - 1];
+      if (wait !== undefined) result.retryAt = new Date(now.getTime() + wait);
+    }
+    const { disabled } = await repository.settle(delivery, result, now, new Date(now.getTime() - disableAfterMs));
+    onAttempt?.({
+      outcome: result.ok ? 'delivered' : result.retryAt ? 'retrying' : 'failed',
+      deliveryId: delivery.id,
+      endpointId: delivery.endpointId,
+      eventId: delivery.eventId,
+      type: delivery.type,
+      attempt: delivery.attempt,
+      status: result.status,
+      error: result.ok ? undefined : result.error,
+      refused,
+      disabled,
+    });
+  }
+
+  function start(delivery: DueDelivery) {
+    const stop = new AbortController();
+    const done = attempt(delivery, stop)
+      .catch(onError)
+      .finally(() => {
+        inFlight.delete(delivery.id);
+        // A slot is free: there may be more due than the last claim could take.
+        if (again) wakeIn(0);
+      });
+    inFlight.set(delivery.id, { done, abort: stop });
+  }
+
+  function tick() {
+    if (closed) return;
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = claim().finally(() => {
+      claiming = undefined;
+      wakeIn(again && inFlight.size < concurrency ? 0 : pollMs);
+    });
+  }
+
+  async function claim() {
+    try {
+      const now = clock.now();
+      if (now >= nextPruneAt) {
+        nextPruneAt = now + pruneEveryMs;
+        await repository.prune(new Date(now - retentionMs));
+      }
+      const room = concurrency - inFlight.size;
+      again = false;
+      if (room > 0) {
+        const due = await repository.claim(room, new Date(now), new Date(now + leaseMs));
+        // Taken as the instance began to stop: handed back at once.
+        for (const delivery of due) closed ? await repository.release(delivery) : start(delivery);
+        again = due.length === room;
+      } else again = true;
+    } catch (error) {
+      onError?.(error);
+    }
+  }
+
+  let nudged = false;
+  wakeIn(0);
+  return {
+    nudge() {
+      if (nudged || closed) return;
+      nudged = true;
+      setImmediate(() => {
+        nudged = false;
+        tick();
+      });
+    },
+    async close(graceMs = 5 * SECOND) {
+      closed = true;
+      clearTimeout(timer);
+      await claiming;
+      const pending = [...inFlight.values()];
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+      await Promise.race([Promise.all(pending.map((sending) => sending.done)), grace]);
+      for (const sending of inFlight.values()) sending.abort.abort();
+      await Promise.all([...inFlight.values()].map((sending) => sending.done));
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { testDatabases } from '@petstore/testing';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPetStore, type PetStore } from '../index.js';
+
+/** A receiver on loopback: every POST it gets, answered with the next status of `answers` (200 when none is left). */
+async function startReceiver() {
+  const received: { headers: IncomingHttpHeaders; body: string; at: number }[] = [];
+  const answers: number[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString(), at: Date.now() });
+      res.writeHead(answers.shift() ?? 200).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, answers, close: () => new Promise((r) => server.close(r)) };
+}
+
+const until = async (check: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+
+describe.each(testDatabases)('webhooks through the store on $name', (database) => {
+  let store: PetStore;
+  let close: () => Promise<void>;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    const opened = await database.open();
+    store = createPetStore({ db: opened.db, webhooks: { allowPrivate: true, retryScheduleMs: [50, 100], pollMs: 20 } });
+    receiver = await startReceiver();
+    apiKey = (await store.apiKeys.create({ plan: 'enterprise', limits: { perMinute: 100_000, perDay: 1_000_000 } })).key;
+    close = async () => {
+      await store.close();
+      await receiver.close();
+      await opened.close();
+    };
+  });
+  afterAll(() => close());
+  afterEach(() => {
+    receiver.received.length = 0;
+  });
+
+  it('delivers every change as a signed event that standardwebhooks verifies', async () => {
+    const { data: endpoint } = await store.createWebhook({ url: receiver.url, events: ['pet.created', 'pet.updated', 'pet.deleted', 'order.placed', 'order.completed', 'order.cancelled'] }, { apiKey });
+    expect(endpoint.secret).toMatch(/^whsec_/);
+    const { data: pet } = await store.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, { apiKey });
+    await store.updatePet({ petId: pet.id, name: 'Rexa' }, { apiKey });
+    const { data: order } = await store.placeOrder({ petId: pet.id }, { apiKey });
+    await store.completeOrder({ orderId: order.id }, { apiKey });
+    const { data: other } = await store.createPet({ name: 'Tom', categoryId: 1, status: 'available' }, { apiKey });
+    const { data: second } = await store.placeOrder({ petId: other.id }, { apiKey });
+    await store.cancelOrder({ orderId: second.id }, { apiKey });
+    await store.deletePet({ petId: other.id }, { apiKey });
+    await until(() => receiver.received.length >= 12);
+    const verifier = new Webhook(endpoint.secret);
+    const events = receiver.received.map(({ headers, body }) => verifier.verify(body, headers as Record<string, string>) as { type: string; data: { id: number } });
+    // Placing, completing and cancelling an order change its pet too: each also gives a pet.updated.
+    expect(events.map((event) => event.type).sort()).toEqual(
+      ['pet.created', 'pet.updated', 'order.placed', 'pet.updated', 'order.completed', 'pet.updated'].concat(
+        ['pet.created', 'order.placed', 'pet.updated', 'order.cancelled', 'pet.updated', 'pet.deleted'],
+      ).sort(),
+    );
+    expect(events.find((event) => event.type === 'order.completed')).toMatchObject({ data: { id: order.id, petId: pet.id, status: 'completed' } });
+    expect(events.find((event) => event.type === 'pet.deleted')).toMatchObject({ data: { id: other.id, name: 'Tom', status: 'available' } });
+  });
+});
