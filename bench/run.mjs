@@ -393,7 +393,7 @@ try {
         // The store rows (PATCH, orders) change and sell animals: a database of their own for each side, with fresh
         // available pets for the orders to take, so the list rows' bytes stay the same.
         wanted('rest-patch-pg', 'rest-place-order-pg', 'before-patch-pg', 'before-place-order-pg') && preparePostgres('store', SMALL, snapshot.main, SALE_PETS),
-        beforeMain && wanted('before-patch-pg', 'before-place-order-pg') && preparePostgres('before-store', SMALL, beforeMain, SALE_PETS),
+        beforeMain && wanted('before-patch-pg', 'before-place-order-pg') && preparePostgres('before_store', SMALL, beforeMain, SALE_PETS),
       ]).then(([main, big, before, store, beforeStore]) => ({ main, big, before, store, beforeStore })),
     seedingEmbedded,
     startLoadGenerator().then((generator) => (loadGenerator = generator)),

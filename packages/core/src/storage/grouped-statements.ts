@@ -7,10 +7,12 @@ export interface GroupedStatement<Item, Result> {
   /** The statement for one item: a group of one, and each item of a group whose statement failed. */
   one(item: Item): Promise<Result>;
   /**
-   * Items of one key never share a group: the later waits for the next, so they are made one after the other, in
-   * the order they came, and a grouped statement never holds two changes of one row. Absent: every item is its own.
+   * The row an item changes. Items of one key never share a group: the later waits for the next, so they are made
+   * one after the other, in the order they came, and a grouped statement never holds two changes of one row. A
+   * group goes to `many` in ascending key order, so that grouped statements running at once (two instances on one
+   * PostgreSQL) lock their rows in one order instead of deadlocking. Absent: every item is its own, in order.
    */
-  keyOf?: ((item: Item) => unknown) | undefined;
+  keyOf?: ((item: Item) => number) | undefined;
 }
 
 interface Waiter<Item, Result> {
@@ -34,25 +36,25 @@ export function groupedStatements<Item, Result>(statement: GroupedStatement<Item
   let queue: Waiter<Item, Result>[] = [];
   let running = false;
 
-  /** The next group, in the order the items came, at most one of each key; the rest stay queued, in order. */
+  /** The next group: the first item of each key, in ascending key order; the rest stay queued, in order. */
   function nextGroup(): Waiter<Item, Result>[] {
     if (!keyOf) {
       const group = queue.slice(0, MAX_GROUP);
       queue = queue.slice(group.length);
       return group;
     }
-    const group: Waiter<Item, Result>[] = [];
+    const group: { key: number; waiter: Waiter<Item, Result> }[] = [];
     const rest: Waiter<Item, Result>[] = [];
-    const keys = new Set<unknown>();
+    const keys = new Set<number>();
     for (const waiter of queue) {
       const key = keyOf(waiter.item);
       if (group.length < MAX_GROUP && !keys.has(key)) {
         keys.add(key);
-        group.push(waiter);
+        group.push({ key, waiter });
       } else rest.push(waiter);
     }
     queue = rest;
-    return group;
+    return group.sort((a, b) => a.key - b.key).map((entry) => entry.waiter);
   }
 
   async function drain() {
