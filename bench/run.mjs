@@ -391,9 +391,10 @@ try {
         bigDataWanted && preparePostgres('big', BIG),
         beforeMain && wanted('before-list-pg', 'before-create-pg') && preparePostgres('before', SMALL, beforeMain),
         // The store rows (PATCH, orders) change and sell animals: a database of their own for each side, with fresh
-        // available pets for the orders to take, so the list rows' bytes stay the same.
-        wanted('rest-patch-pg', 'rest-place-order-pg', 'before-patch-pg', 'before-place-order-pg') && preparePostgres('store', SMALL, snapshot.main, SALE_PETS),
-        beforeMain && wanted('before-patch-pg', 'before-place-order-pg') && preparePostgres('before_store', SMALL, beforeMain, SALE_PETS),
+        // available pets for the orders to take, so the list rows' bytes stay the same. Twice as many: this build's
+        // is shared by rest-place-order-pg (the first 400,000) and before-place-order-pg (the next).
+        wanted('rest-patch-pg', 'rest-place-order-pg', 'before-patch-pg', 'before-place-order-pg') && preparePostgres('store', SMALL, snapshot.main, 2 * SALE_PETS),
+        beforeMain && wanted('before-patch-pg', 'before-place-order-pg') && preparePostgres('before_store', SMALL, beforeMain, 2 * SALE_PETS),
       ]).then(([main, big, before, store, beforeStore]) => ({ main, big, before, store, beforeStore })),
     seedingEmbedded,
     startLoadGenerator().then((generator) => (loadGenerator = generator)),
