@@ -54,9 +54,9 @@ export interface AdmissionRoom {
   enter(op: OperationDefinition, context: CallContext, meta: ResponseMeta, admission: Admission): Promise<void>;
   /**
    * Ends a call that answered: a revalidation is counted unless its answer's ETag matched (`meta.notModified`, counted
-   * against no window), and the key becomes known at the client's address.
+   * against no window), and the key becomes known at the client's address. Answers a promise only when it counts.
    */
-  leave(context: CallContext, meta: ResponseMeta, admission: Admission): Promise<void>;
+  leave(context: CallContext, meta: ResponseMeta, admission: Admission): Promise<void> | undefined;
   /** Admits a batch as one request: the address rule and the key, once; refused without a valid key. Counts no call. */
   enterBatch(context: CallContext, meta: ResponseMeta, admission: Admission): Promise<void>;
   /**
@@ -98,13 +98,19 @@ export function createAdmission(options: { quota: Quota; authenticator: Authenti
     }
   }
 
-  async function leave(context: CallContext, meta: ResponseMeta, admission: Admission) {
+  function leave(context: CallContext, meta: ResponseMeta, admission: Admission) {
     if (admission.pending) {
       admission.pending = false;
       // A match is answered 304, counted against no window (DECISIONS "The store changes"); anything else counts.
       if (meta.etag !== undefined && noneMatchFails(context.ifNoneMatch!, meta.etag)) meta.notModified = true;
-      else await count(meta, admission, 1);
+      else return count(meta, admission, 1).then(() => succeeded(context, admission));
     }
+    succeeded(context, admission);
+    return undefined;
+  }
+
+  /** A key's call answered without error: the key becomes known at the client's address. */
+  function succeeded(context: CallContext, admission: Admission) {
     if (admission.key) quota.tokenSucceeded(context.apiKey!, addressOf(context));
   }
 

@@ -285,8 +285,10 @@ export function createPetStore(options: PetStoreOptions): PetStore {
       const idempotencyKey = op.writes && admission.key ? context.idempotencyKey : undefined;
       const admitted: Admitted = meta.rateLimit ? (meta as Admitted) : UNCOUNTED;
       const input = validateWithIdempotencyKey(op.input, await readInput(admitted), idempotencyKey);
-      const data = await perform(op, input, context, meta, admission, idempotencyKey);
-      await room.leave(context, meta, admission);
+      const data = idempotencyKey === undefined ? await op.run(input, envOf(op, context, meta, admission, pets, orders)) : await idempotent(op, input, context, meta, admission, idempotencyKey);
+      if (op.writes && idempotencyKey === undefined) pages.invalidate();
+      const left = room.leave(context, meta, admission);
+      if (left) await left;
       observer.ended(admission, context.apiKey, operationId, 'served');
       return { data, meta };
     } catch (error) {
@@ -294,25 +296,31 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     }
   }
 
-  /** Runs the operation as its admitted caller: once, or under its `Idempotency-Key` with the change it makes. */
-  async function perform(op: OperationDefinition, input: unknown, context: CallContext, meta: ResponseMeta, admission: Admission, idempotencyKey: string | undefined) {
-    const { principal, subject } = admission;
-    const ifMatch = op.writes && op.conditional ? context.ifMatch : undefined;
-    const standing = () => usageToday(usage, clock.now(), principal ? { principalId: principal.id } : { keyId: admission.key!.id }, (principal ?? admission.key)!.plan, meta.rateLimit ?? []);
-    // Whose orders the caller's are: a rolled key's are its rotation's first key's.
-    const owner = principal ? `p:${principal.id}` : `k:${subject!.id}`;
-    const handle = (pets: PetRepository, orders: OrderRepository) =>
-      op.run(input, { pets, orders, owner, now, meta, cached: pages.get, standing, ifMatch });
-    if (idempotencyKey === undefined) {
-      const data = await handle(pets, orders);
-      if (op.writes) pages.invalidate();
-      return data;
-    }
+  /** What the operation runs with, as its admitted caller. */
+  function envOf(op: OperationDefinition, context: CallContext, meta: ResponseMeta, admission: Admission, pets: PetRepository, orders: OrderRepository) {
+    const { principal, key, subject } = admission;
+    return {
+      pets,
+      orders,
+      // Whose orders the caller's are: a rolled key's are its rotation's first key's.
+      owner: principal ? `p:${principal.id}` : `k:${subject!.id}`,
+      now,
+      meta,
+      cached: pages.get,
+      standing: () =>
+        usageToday(usage, clock.now(), principal ? { principalId: principal.id } : { keyId: key!.id }, (principal ?? key)!.plan, meta.rateLimit ?? []),
+      ifMatch: op.writes && op.conditional ? context.ifMatch : undefined,
+    };
+  }
+
+  /** Runs a write under its `Idempotency-Key`, in one transaction with the change it makes. */
+  async function idempotent(op: OperationDefinition, input: unknown, context: CallContext, meta: ResponseMeta, admission: Admission, idempotencyKey: string) {
+    const ifMatch = op.conditional ? context.ifMatch : undefined;
     // The condition is part of the request a key names: the same key with another If-Match is another request.
     const hashed = ifMatch === undefined ? input : { input, ifMatch };
     const result = await idempotency.run(
       { apiKeyId: admission.key!.id, key: idempotencyKey, operationId: op.operationId, input: hashed, status: op.successStatus, meta },
-      (trx) => handle(traced(createPetRepository(trx, schema)), createOrderRepository(trx, schema)),
+      (trx) => op.run(input, envOf(op, context, meta, admission, traced(createPetRepository(trx, schema)), createOrderRepository(trx, schema))),
     );
     if (result.replayed) {
       meta.replayed = true;
