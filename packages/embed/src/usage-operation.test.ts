@@ -9,6 +9,7 @@ import { createHttpHandler, openPetStore, type OpenPetStore } from './index.js';
 
 const FREE = 'usage-test-free-key-0123456789';
 const OTHER = 'usage-test-other-key-0123456789';
+const FLOOD = 'usage-test-flood-key-0123456789';
 
 const targets = [
   { name: 'the embedded database', open: async () => ({ options: { dataDir: 'memory://' }, drop: async () => {} }) },
@@ -43,6 +44,7 @@ describe.each(targets)('GET /v1/usage and pets.usage on $name', (target) => {
       apiKeys: [
         { key: FREE, plan: 'free' },
         { key: OTHER, plan: 'free' },
+        { key: FLOOD, plan: 'free' },
       ],
       quota: { banThreshold: 2 },
     });
@@ -106,6 +108,19 @@ describe.each(targets)('GET /v1/usage and pets.usage on $name', (target) => {
     const list = await fetch(`${root}/v1/pets`, { headers: auth(FREE) });
     expect(list.status).toBe(200);
     expect(list.headers.get('x-ratelimit-remaining')).toBe('57');
+  });
+
+  it('bans a key that goes on past its own limit, as past the plan\'s windows (threshold 2)', async () => {
+    const context = { apiKey: FLOOD, clientAddress: '192.0.2.40' };
+    const codes: string[] = [];
+    for (let i = 0; i < 124; i++) {
+      codes.push(await service.store.getUsage({}, context).then(() => 'ok', (error: { code: string }) => error.code));
+    }
+    expect(codes).toEqual([...Array(120).fill('ok'), 'rate_limited', 'rate_limited', 'api_key_banned', 'api_key_banned']);
+    const list = await fetch(`${root}/v1/pets`, { headers: auth(FLOOD) });
+    expect(list.status).toBe(429);
+    expect(((await list.json()) as { code: string }).code).toBe('api_key_banned');
+    expect(Number(list.headers.get('retry-after'))).toBeGreaterThan(60);
   });
 
   it('gives callers without a valid key and banned callers their usual answers', async () => {

@@ -134,7 +134,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
           ? tracing!.run(inside, () => store.call(one.operationId, readInput, context))
           : store.call(one.operationId, readInput, context);
       };
-      return batch ? batch.call(index, one.readInput, enter) : enter(one.readInput);
+      return batch ? batch.call(index, one.operationId, one.readInput, enter) : enter(one.readInput);
     };
     const settle = (outcome: Promise<Outcome<unknown>>): Promise<CallResult> =>
       outcome.then(
@@ -206,7 +206,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     const handedOver: Batch = {
       admitted: batch.admitted,
-      call: (index, readInput, runCall) => (index === 0 ? firstOutcome : batch.call(index, readInput, runCall)),
+      call: (index, operationId, readInput, runCall) => (index === 0 ? firstOutcome : batch.call(index, operationId, readInput, runCall)),
     };
     const meta = first.ok ? first.outcome.meta : first.error.meta;
     // A stream's headers go before its calls end: they carry the rate limit as of its first call.

@@ -150,10 +150,12 @@ export function createRestCodec(options: RestCodecOptions): Codec<Plan> {
       const { data, meta } = result!.outcome;
       const links: Links = {};
       let location: string | undefined;
-      if (meta.deprecation || meta.nextCursor !== undefined || route.createdPath !== undefined) {
+      // A 304 carries no page link: it is metadata of the answer the client holds already (RFC 9110 15.4.5).
+      const nextCursor = meta.notModified ? undefined : meta.nextCursor;
+      if (meta.deprecation || nextCursor !== undefined || route.createdPath !== undefined) {
         const baseUrl = ctx.linkBase(apiBase);
         links.baseUrl = baseUrl;
-        if (meta.nextCursor !== undefined) links.nextUrl = nextPageUrl(baseUrl, route.op.path, query ?? {}, meta.nextCursor);
+        if (nextCursor !== undefined) links.nextUrl = nextPageUrl(baseUrl, route.op.path, query ?? {}, nextCursor);
         if (route.createdPath !== undefined) location = `${baseUrl}${route.createdPath}${(data as { id: number }).id}`;
       }
       const headers = responseHeaders(meta, links);

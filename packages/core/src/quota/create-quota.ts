@@ -282,6 +282,14 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     const now = clock.now();
     const count = await counters.increment(`o:${operationId}:${key.id}:${windowIndex(now, MINUTE_MS)}`, MINUTE_ENTRY_SECONDS);
     const window = windowState('own', perMinute, count, MINUTE_MS, now);
+    // Past its own limit and the ban threshold, the caller is banned as past the plan's windows (DECISIONS "Gaps in
+    // limits"): a free endpoint is no free flood.
+    if (count > perMinute + banThreshold) {
+      const banKey = `b:${key.id}`;
+      const ban = await readRecent(banKey, now);
+      const bannedUntil = ban !== undefined && banEnd(ban) > now ? banEnd(ban) : banEnd(await startBan(banKey, now));
+      throw banRefusal([window], bannedUntil, now);
+    }
     if (count > perMinute) {
       throw refused('rate_limited', `Rate limit exceeded: ${perMinute} calls of ${operationId} per minute.`, [window], window.resetIn);
     }

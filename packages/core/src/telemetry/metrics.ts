@@ -1,4 +1,4 @@
-import type { CountedRequest } from '../service/pet-store.js';
+import type { CountedRequest } from '../service/admission.js';
 import { operations } from '../operations/operations.js';
 import type { UsageOutcome } from '../usage/usage-ledger.js';
 
