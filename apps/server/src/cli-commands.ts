@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { DomainRedirect } from '@petstore/core';
-import { MAX_GRACE_MS, normalizeDomainName, PLAN_NAMES, type Limits, type PlanName } from '@petstore/core/input-rules';
+import { labelProblem, MAX_GRACE_MS, MAX_LABEL_LENGTH, normalizeDomainName, PLAN_NAMES, shownText, type Limits, type PlanName } from '@petstore/core/input-rules';
 import { parseDuration, parseInstant } from '@petstore/cli/duration';
 import { USAGE_FORMATS, type UsageFormat } from './usage-report.js';
 
@@ -125,6 +125,14 @@ function utcDay(name: string, value: string | boolean | undefined): string | und
   return text;
 }
 
+/** The label of `--label`, refused (and shown escaped) unless it keeps the rule of a key's label. */
+function labelOf(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const problem = labelProblem(value);
+  if (problem) throw new UsageError(`--label ${problem}, not "${shownText(value)}".`, 'keys create');
+  return value;
+}
+
 const limitsOf = (values: Values, command: string): Limits => ({
   perMinute: positiveInteger('per-minute', values['per-minute'] as string | undefined, command),
   perDay: positiveInteger('per-day', values['per-day'] as string | undefined, command),
@@ -139,7 +147,7 @@ const commands: Record<string, CommandSpec> = {
     args: [],
     options: {
       plan: { type: 'string', value: 'PLAN', text: `the key's plan: ${PLAN_NAMES.join(', ')}` },
-      label: { type: 'string', value: 'TEXT', text: 'a name for the key, shown by list' },
+      label: { type: 'string', value: 'TEXT', text: `a name for the key, shown by list: 1 to ${MAX_LABEL_LENGTH} characters, no control characters` },
       'per-minute': PER_MINUTE,
       'per-day': PER_DAY,
       'expires-in': { type: 'string', value: 'DURATION', text: DURATION },
@@ -155,7 +163,7 @@ const commands: Record<string, CommandSpec> = {
       return {
         name: 'keys create',
         plan: plan as PlanName,
-        label: (values['label'] as string | undefined) ?? null,
+        label: labelOf(values['label'] as string | undefined),
         limits: hasLimits ? limitsOf(values, 'keys create') : undefined,
         expiresAt: expiry(values, now, 'keys create'),
       };

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { UsageRow } from '@petstore/core';
+import { shownJson, shownText } from '@petstore/core/input-rules';
 
 /** The ways `petstore usage` prints the ledger. */
 export const USAGE_FORMATS = ['table', 'csv', 'json'] as const;
@@ -40,13 +41,14 @@ function csvField(value: string): string {
  * @example process.stdout.write(formatUsage(await store.usage({ from: '2026-11-01' }), 'csv'))
  */
 export function formatUsage(rows: readonly LabelledUsageRow[], format: UsageFormat): string {
-  if (format === 'json') return `${JSON.stringify(rows, null, 2)}\n`;
+  // Labels may hold anything written before their rule (ESC, BEL, CR, LF): every form shows them escaped.
+  if (format === 'json') return `${shownJson(JSON.stringify(rows, null, 2))}\n`;
   if (format === 'csv') {
-    const lines = [COLUMNS.map(([name]) => name).join(','), ...rows.map((row) => COLUMNS.map(([, value]) => csvField(value(row))).join(','))];
+    const lines = [COLUMNS.map(([name]) => name).join(','), ...rows.map((row) => COLUMNS.map(([, value]) => csvField(shownText(value(row)))).join(','))];
     return `${lines.join('\r\n')}\r\n`;
   }
   if (rows.length === 0) return 'No usage recorded for this selection.\n';
-  const cells = [COLUMNS.map(([name]) => name), ...rows.map((row) => COLUMNS.map(([, value]) => value(row) || '-'))];
+  const cells = [COLUMNS.map(([name]) => name), ...rows.map((row) => COLUMNS.map(([, value]) => shownText(value(row)) || '-'))];
   const widths = COLUMNS.map((_, i) => Math.max(...cells.map((line) => line[i]!.length)));
   return `${cells.map((line) => line.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')}\n`;
 }

@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { parseArgs } from 'node:util';
-import { MAX_GRACE_MS, PLAN_NAMES, type Limits, type PlanName } from '@petstore/core/input-rules';
+import { labelProblem, MAX_GRACE_MS, PLAN_NAMES, shownText, type Limits, type PlanName } from '@petstore/core/input-rules';
 import { parseDuration, parseInstant } from './duration.js';
 
 /** Where the keys live: the host's PostgreSQL database, or an embedded data folder; and the store's schema in it. */
@@ -170,6 +170,8 @@ export function parseCommand(argv: readonly string[], env: Readonly<Record<strin
       const limits = limitsOf(values);
       if (limits && plan !== 'enterprise') throw new UsageError('--per-minute and --per-day are for enterprise keys only.');
       const expiresAt = expiryOf(values, now);
+      const problem = values.label === undefined ? undefined : labelProblem(values.label);
+      if (problem) throw new UsageError(`--label ${problem}, not "${shownText(values.label!)}".`);
       return { ...targetOf(values, env), name, plan, label: values.label, limits, expiresAt };
     }
     case 'roll': {

@@ -38,6 +38,8 @@ export {
   type RolledApiKey,
 } from './auth/api-key-store.js';
 export { MAX_GRACE_MS } from './auth/rotation-grace.js';
+export { labelProblem, MAX_LABEL_LENGTH } from './auth/key-label.js';
+export { shownJson, shownText } from './domain/visible-text.js';
 export { createAuthenticator, invalidApiKey, type Authenticator, type KeyVerdict } from './auth/authenticator.js';
 export { plans, PLAN_NAMES, type PlanName, type Limits } from './auth/plans.js';
 export { quotaSubject, type Principal, type QuotaSubject } from './auth/principal.js';

@@ -9,6 +9,7 @@ import { responseHeaders } from './response-headers.js';
 import { errorResponse } from './respond.js';
 import type { StandardRequest, StandardResponse } from './standard.js';
 import type { OutageLog } from './telemetry/outage-log.js';
+import { knownMethod } from './telemetry/known-method.js';
 import { requestLine, type RequestLogger } from './telemetry/request-line.js';
 import { createServerTracing, type RequestTrace } from './telemetry/server-span.js';
 import { createTrustRanks } from './trust-rank.js';
@@ -292,7 +293,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const ids = t ? tracing!.end(t, request, ctx, status) : undefined;
     const ms = performance.now() - started;
     if (requestServed) {
-      const served = { method: ctx.method, route: ctx.route, status, seconds: ms / 1000 };
+      const served = { method: knownMethod(ctx.method), route: ctx.route, status, seconds: ms / 1000 };
       requestServed(status === 503 && ctx.unavailable ? { ...served, reason: ctx.unavailable } : served);
     }
     if (!logRequest) return;

@@ -13,8 +13,9 @@ export type UnavailableReason = 'database' | 'redis' | 'overloaded';
  */
 export interface PetStoreMetrics {
   /**
-   * An HTTP request answered: method, route template (`unmatched` when none, `shed` when refused before routing), status, seconds to its response, and on
-   * a 503 why: the database or Redis could not be reached, or the process shed it (`overloaded`).
+   * An HTTP request answered: method (one of RFC 9110's, `PATCH` or `QUERY`; any other as `_OTHER`), route template
+   * (`unmatched` when none, `shed` when refused before routing), status, seconds to its response, and on a 503 why:
+   * the database or Redis could not be reached, or the process shed it (`overloaded`).
    */
   requestServed?(request: { method: string; route: string; status: number; seconds: number; reason?: UnavailableReason }): void;
   /** A request refused with 429: the plan counted against (`none` without a valid key) and the code. */
