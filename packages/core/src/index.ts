@@ -51,7 +51,7 @@ export {
 } from './idempotency/idempotency-store.js';
 export type { DeprecatedUsage } from './usage/deprecated-usage.js';
 export { Usage, UsageCounts, UsageWindow } from './domain/usage-schemas.js';
-export { utcDay, type UsageOutcome, type UsageQuery, type UsageRow, type UsageSubject } from './usage/usage-ledger.js';
+export { readUsage, utcDay, type UsageOutcome, type UsageQuery, type UsageRow, type UsageSubject } from './usage/usage-ledger.js';
 export type { Database } from './storage/database.js';
 export type { Migration, MigrationProvider } from './storage/migration-types.js';
 export {

@@ -455,12 +455,12 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     const day = utcDay(clock.now());
     const who = caller.principal ? { principalId: caller.principal.id } : { keyId: caller.key!.id };
     const rows = await usage.query({ from: day, to: day, ...who });
-    const zero = () => ({ served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 });
+    const zero = () => ({ served: 0, unmetered: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 });
     const today = { day, ...zero(), operations: [] as ({ operationId: string } & ReturnType<typeof zero>)[] };
     for (const row of rows) {
       let entry = today.operations.find((one) => one.operationId === row.operationId);
       if (!entry) today.operations.push((entry = { operationId: row.operationId, ...zero() }));
-      for (const outcome of ['served', 'rateLimited', 'banned', 'clientErrors', 'serverErrors'] as const) {
+      for (const outcome of ['served', 'unmetered', 'rateLimited', 'banned', 'clientErrors', 'serverErrors'] as const) {
         entry[outcome] += row[outcome];
         today[outcome] += row[outcome];
       }
