@@ -25,10 +25,10 @@ import {
   type DatabaseOptions,
   type HostPool,
   type OpenDatabase,
+  unreachableDatabase,
 } from '@petstore/drivers';
 import { tracingApi } from '@petstore/core/opentelemetry';
 import type { Kysely } from 'kysely';
-import { unreachableDatabase } from './unreachable-database.js';
 
 type Redis = Awaited<ReturnType<typeof openRedis>>;
 
