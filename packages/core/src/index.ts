@@ -78,5 +78,6 @@ export {
   type DomainHostsSnapshot,
 } from './domains/domain-store.js';
 export { countedInto, type PetStoreMetrics, type UnavailableReason } from './telemetry/metrics.js';
+export { timedCalls } from './telemetry/timed-calls.js';
 export { STORE_TRACER_NAME, type TracerProviderLike } from './telemetry/tracer-provider.js';
 export { loadOptional } from './optional-package.js';

@@ -19,6 +19,7 @@ import { createPetRepository, type PetRepository } from '../storage/pet-reposito
 import { countedInto, type PetStoreMetrics } from '../telemetry/metrics.js';
 import { inTrace, openTelemetry } from '../telemetry/open-telemetry.js';
 import type { TracerProviderLike } from '../telemetry/tracer-provider.js';
+import { timedCalls } from '../telemetry/timed-calls.js';
 import { inSpan, recordFailure, storeTracer, tracedRepository } from '../telemetry/tracing.js';
 import type { Usage } from '../domain/usage-schemas.js';
 import { noneMatchFails } from '../domain/etag.js';
@@ -242,8 +243,11 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   const pages = createPageCache(clock, listCacheMs);
   const tracer = options.tracerProvider === false ? undefined : storeTracer(options.tracerProvider || undefined);
   const traced = (repository: PetRepository) => (tracer ? tracedRepository(repository, tracer) : repository);
-  const pets: PetRepository = traced(withBatchedInserts(createPetRepository(db, schema), db, schema));
-  const orders = createOrderRepository(db, schema);
+  // Each request's wait for its data, queued behind a grouped statement or not (PetStoreMetrics `databaseWait`).
+  const waited = metrics?.databaseWait ? (seconds: number) => metrics.databaseWait!({ stage: 'call', seconds }) : undefined;
+  const timed = <R extends object>(repository: R): R => (waited ? timedCalls(repository, waited) : repository);
+  const pets: PetRepository = timed(traced(withBatchedInserts(createPetRepository(db, schema), db, schema)));
+  const orders = timed(createOrderRepository(db, schema));
   const now = () => new Date(clock.now());
   const apiKeys = createApiKeyStore(options.db, { clock, schema });
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
