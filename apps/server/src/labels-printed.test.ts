@@ -1,7 +1,7 @@
 import type { ApiKeyRecord } from '@petstore/core';
 import { describe, expect, it } from 'vitest';
 import { table } from './cli-table.js';
-import { formatUsage, type LabelledUsageRow } from './usage-report.js';
+import { byLineage, formatUsage } from '@petstore/cli/usage';
 import { run } from '../test/cli-run.js';
 
 // Rows written before labels had a rule (or by another writer) may hold anything: these retitled a terminal and
@@ -10,8 +10,12 @@ const TITLE = 'ops\u001b]0;pwned\u0007';
 const FORGED_ROW = 'billing\n2026-11-01  7  -  pro  listPets  999999';
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e]/;
 
-const usageRow = (label: string): LabelledUsageRow =>
-  ({ day: '2026-11-01', keyId: 7, plan: 'pro', operationId: 'listPets', served: 1, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0, label }) as LabelledUsageRow;
+// One key each, so that each label is its own line of the report.
+const usageLines = (labels: readonly string[]) =>
+  byLineage(
+    labels.map((_, i) => ({ day: '2026-11-01', keyId: i + 1, plan: 'pro', operationId: 'listPets', served: 1, unmetered: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 })),
+    labels.map((label, i) => ({ id: i + 1, label, quotaKeyId: undefined })),
+  );
 
 describe('labels as the key tool prints them', () => {
   it('escapes every control character of a label in a table, so a label can neither retitle the terminal nor add a line', () => {
@@ -23,7 +27,7 @@ describe('labels as the key tool prints them', () => {
   });
 
   it('escapes them in every form of petstore usage: table, CSV and JSON (the same value, escaped)', () => {
-    const rows = [usageRow(TITLE), usageRow(FORGED_ROW), usageRow('a\u009b2Jb')];
+    const rows = usageLines([TITLE, FORGED_ROW, 'a\u009b2Jb']);
     const tableText = formatUsage(rows, 'table');
     expect(tableText).not.toMatch(CONTROLS);
     expect(tableText.trimEnd().split('\n')).toHaveLength(4);

@@ -40,9 +40,14 @@ const ROLL_REFUSED = {
  * @example await runCommand(parseCommand(['keys', 'list'], process.env), process.stdout, process.stderr)
  */
 export async function runCommand(command: Exclude<Command, { name: 'help' | 'version' }>, out: Out, err: Out): Promise<number> {
-  const { keys, close } = await openKeys(command, err);
+  const { keys, usage, close } = await openKeys(command, err);
   try {
     switch (command.name) {
+      case 'usage': {
+        // The report's module (and chart.js, for a page) loads only for this command.
+        const { printUsage } = await import('./print-usage.js');
+        return await printUsage({ list: () => keys.list(), usage }, command, { out, err });
+      }
       case 'create': {
         const { key, record } = await keys.create({
           plan: command.plan,

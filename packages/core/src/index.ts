@@ -53,7 +53,7 @@ export {
 } from './idempotency/idempotency-store.js';
 export type { DeprecatedUsage } from './usage/deprecated-usage.js';
 export { Usage, UsageCounts, UsageWindow } from './domain/usage-schemas.js';
-export { utcDay, type UsageOutcome, type UsageQuery, type UsageRow, type UsageSubject } from './usage/usage-ledger.js';
+export { readUsage, utcDay, type UsageOutcome, type UsageQuery, type UsageRow, type UsageSubject } from './usage/usage-ledger.js';
 export type { Database } from './storage/database.js';
 export type { Migration, MigrationProvider } from './storage/migration-types.js';
 export {
@@ -80,5 +80,6 @@ export {
   type DomainHostsSnapshot,
 } from './domains/domain-store.js';
 export { countedInto, type PetStoreMetrics, type UnavailableReason } from './telemetry/metrics.js';
+export { timedCalls } from './telemetry/timed-calls.js';
 export { STORE_TRACER_NAME, type TracerProviderLike } from './telemetry/tracer-provider.js';
 export { loadOptional } from './optional-package.js';

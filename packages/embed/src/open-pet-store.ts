@@ -7,6 +7,7 @@ import {
   migrateToLatest,
   operations,
   systemClock,
+  timedCalls,
   type ClosableQuota,
   type Clock,
   type Limits,
@@ -25,10 +26,10 @@ import {
   type DatabaseOptions,
   type HostPool,
   type OpenDatabase,
+  unreachableDatabase,
 } from '@petstore/drivers';
 import { tracingApi } from '@petstore/core/opentelemetry';
 import type { Kysely } from 'kysely';
-import { unreachableDatabase } from './unreachable-database.js';
 
 type Redis = Awaited<ReturnType<typeof openRedis>>;
 
@@ -227,12 +228,16 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
             : // On the embedded database, which only this process opens, the counts outlive a restart.
               createQuota({ clock, store: 'memory', ...(database.kind === 'pglite' ? { keep: { db: database.db, schema } } : {}) }, options.quota);
     await quota?.ready();
+    // On PostgreSQL each request's count waits for the database, alone or with the key's other requests: timed as
+    // the repositories are (PetStoreMetrics `databaseWait`, stage `call`).
+    const waited = options.metrics?.databaseWait ? (seconds: number) => options.metrics!.databaseWait!({ stage: 'call', seconds }) : undefined;
+    const counted = quota && storeKind === 'postgres' && waited ? timedCalls(quota, waited, ['tokenSucceeded', 'ready', 'close']) : quota;
     const store = createPetStore({
       db: database.db,
       schema,
       isUnavailable: database.isUnavailable,
       clock,
-      ...(quota ? { quota } : {}),
+      ...(counted ? { quota: counted } : {}),
       ...(options.onRequestCounted ? { onRequestCounted: options.onRequestCounted } : {}),
       metrics: options.metrics,
       tracerProvider: options.tracerProvider,

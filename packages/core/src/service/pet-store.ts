@@ -20,6 +20,7 @@ import { schemaName, storeDatabase } from '../storage/schema.js';
 import type { PetStoreMetrics } from '../telemetry/metrics.js';
 import { inTrace, openTelemetry } from '../telemetry/open-telemetry.js';
 import type { TracerProviderLike } from '../telemetry/tracer-provider.js';
+import { timedCalls } from '../telemetry/timed-calls.js';
 import { inSpan, recordFailure, storeTracer, tracedRepository } from '../telemetry/tracing.js';
 import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
 import { createUsageLedger, type UsageQuery, type UsageRow } from '../usage/usage-ledger.js';
@@ -184,8 +185,12 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   const pages = createPageCache(clock, listCacheMs);
   const tracer = options.tracerProvider === false ? undefined : storeTracer(options.tracerProvider || undefined);
   const traced = (repository: PetRepository) => (tracer ? tracedRepository(repository, tracer) : repository);
-  const pets: PetRepository = traced(withGroupedChanges(withBatchedInserts(createPetRepository(db, schema), db, schema), db, schema));
-  const orders = withGroupedOrders(createOrderRepository(db, schema), db, schema);
+  // Each request's wait for its data, queued behind a grouped statement or not (PetStoreMetrics `databaseWait`).
+  const { metrics } = options;
+  const waited = metrics?.databaseWait ? (seconds: number) => metrics.databaseWait!({ stage: 'call', seconds }) : undefined;
+  const timed = <R extends object>(repository: R): R => (waited ? timedCalls(repository, waited) : repository);
+  const pets: PetRepository = timed(traced(withGroupedChanges(withBatchedInserts(createPetRepository(db, schema), db, schema), db, schema)));
+  const orders = timed(withGroupedOrders(createOrderRepository(db, schema), db, schema));
   const now = () => new Date(clock.now());
   const apiKeys = createApiKeyStore(options.db, { clock, schema });
   const authenticator = createAuthenticator({ keys: apiKeys, clock });

@@ -28,10 +28,14 @@ export interface PetStoreMetrics {
    */
   callCounted?(call: { plan: string; operationId: string; outcome: UsageOutcome }): void;
   /**
-   * A wait for the database on PostgreSQL opened by URL: `acquire`, for a connection of the store's pool (its queue);
+   * A wait for the database. On PostgreSQL opened by URL: `acquire`, for a connection of the store's pool (its queue);
    * `statement`, one statement's round trip, which behind PgBouncer includes PgBouncer's wait for a server connection.
+   * On either database, `call`: one wait of a request for the store's data (a read or write of animals or orders, or
+   * its count on the PostgreSQL quota store), from asking to the answer. A statement can serve many requests at once
+   * (grouped creates, one count for a key's concurrent requests, one load of a cached page), and the requests queued
+   * behind it wait with it: `call` has them all, one each, where `statement` has the one statement.
    */
-  databaseWait?(wait: { stage: 'acquire' | 'statement'; seconds: number }): void;
+  databaseWait?(wait: { stage: 'acquire' | 'statement' | 'call'; seconds: number }): void;
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { Usage } from '../domain/usage-schemas.js';
 import type { RateLimitWindow } from '../service/response-meta.js';
-import { utcDay, type UsageLedger, type UsageOutcome, type UsageSubject } from './usage-ledger.js';
+import { utcDay, type UsageLedger, type UsageSubject } from './usage-ledger.js';
 
-const OUTCOMES = ['served', 'rateLimited', 'banned', 'clientErrors', 'serverErrors'] as const satisfies readonly UsageOutcome[];
-const zero = () => ({ served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 });
+const OUTCOMES = ['served', 'unmetered', 'rateLimited', 'banned', 'clientErrors', 'serverErrors'] as const;
+const zero = () => ({ served: 0, unmetered: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 });
 
 /**
  * Where a caller stands (`getUsage`'s answer): its plan, its windows as the call left them (no ban: a banned caller gets its 429) and today's
