@@ -53,7 +53,9 @@ const inProcessServerTests = [
 /**
  * The slow files that run one at a time, each alone: they assert what a process does under a load that fills both
  * cores (latency medians under attack against a reference, p99 and shedding under overload, recovery within a bound
- * while clients hammer a fleet), so a neighbour's load would be measured as theirs.
+ * while clients hammer a fleet), so a neighbour's load would be measured as theirs. A file that only waits (the slow
+ * clients' test: 100 connections sending a byte a second until the headers timeout, one client served meanwhile
+ * within a second) loads nothing and runs side by side in `slow`.
  */
 const alone = [
   'apps/server/test/hostile/trpc-*.test.ts',
@@ -62,7 +64,6 @@ const alone = [
   'apps/server/test/faults/overload.test.ts',
   'apps/server/test/faults/fleet-faults.test.ts',
   'apps/server/test/faults/postgres-outage.test.ts',
-  'apps/server/test/faults/slow-clients.test.ts',
 ];
 
 export default defineConfig({

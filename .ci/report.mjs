@@ -1,8 +1,9 @@
-// CI's closing report over the lanes' vitest JSON reports: what failed (file, test and the first line of its error;
-// the runs' own output scrolls far above), the 15 slowest files with their times, each lane's total, then one closing
-// line for all of them, `tests: N passed, N failed`. Exits 1 when a test failed, a file failed without a failed test
-// (a hook), a lane wrote no report or ran no test.
-// `node .ci/report.mjs DIR LANE…`: DIR holds LANE.json (vitest --reporter=json) and LANE.seconds (its wall time).
+// CI's closing report over its steps and the lanes' vitest JSON reports: what failed (a step, or a file, test and the
+// first line of its error; the runs' own output scrolls far above), the 15 slowest files with their times, each
+// step's and each lane's wall time, then one closing line for all the lanes, `tests: N passed, N failed`. Exits 1 when
+// a step failed, a test failed, a file failed without a failed test (a hook), a lane wrote no report or ran no test.
+// `node .ci/report.mjs DIR LANE…`: DIR holds LANE.json (vitest --reporter=json) and LANE.seconds (its wall time), and
+// steps.tsv, a line per step other than the lanes: its name, wall time in seconds, exit code and what its failure means.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -11,6 +12,16 @@ const firstLine = (text) => String(text ?? '').trim().split('\n')[0].slice(0, 30
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
 let failed = false;
+const steps = [];
+const stepsFile = join(dir, 'steps.tsv');
+for (const line of existsSync(stepsFile) ? readFileSync(stepsFile, 'utf8').split('\n').filter(Boolean) : []) {
+  const [name, wall, code, failure] = line.split('\t');
+  steps.push(`${name} ${wall} s${code === '0' ? '' : ' (failed)'}`);
+  if (code !== '0') {
+    console.log(`failed: step ${name}: ${failure} (exit ${code}; its output is above)`);
+    failed = true;
+  }
+}
 const files = [];
 const totals = [];
 const sum = { passed: 0, failed: 0, skipped: 0 };
@@ -51,6 +62,7 @@ console.log('CI: the 15 slowest test files:');
 for (const file of files.sort((a, b) => b.ms - a.ms).slice(0, 15)) {
   console.log(`  ${seconds(file.ms).padStart(9)}  ${file.lane.padEnd(9)} ${file.name}`);
 }
+console.log(`CI: steps (wall time; those after npm ci ran beside the lanes): ${steps.join('; ')}`);
 console.log(`CI: lanes (wall time): ${totals.join('; ')}`);
 console.log(`tests: ${sum.passed} passed, ${sum.failed} failed${sum.skipped ? `, ${sum.skipped} skipped` : ''}`);
 process.exit(failed ? 1 : 0);

@@ -11,7 +11,7 @@ import { createPool } from './lib/pool.mjs';
 import { cpuMicros, machineBusyMicros, rssBytes } from './lib/proc-stats.mjs';
 import { writeReports } from './lib/report.mjs';
 import { defineScenarios, SCENARIO_IDS } from './lib/scenarios.mjs';
-import { createScratchDatabase, isLocal, postgresVersion, seedAvailable, seedEmbedded, seedPostgres } from './lib/seed.mjs';
+import { createScratchDatabase, isLocal, postgresVersion, seedAvailable, seedAvailablePostgres, seedEmbedded, seedPostgres } from './lib/seed.mjs';
 import { PROFILE_DIR, ROOT, startService } from './lib/servers.mjs';
 import { snapshotBuild } from './lib/snapshot.mjs';
 import { median } from './lib/stats.mjs';
@@ -148,14 +148,15 @@ async function measureStartup() {
  * Creates a scratch database, lets the service of `main` migrate it (by starting once), then seeds `count` animals.
  * The --before rows' service gets a database of its own: a release refuses a database that a newer one migrated.
  */
-async function preparePostgres(label, count, main = snapshot.main) {
+async function preparePostgres(label, count, main = snapshot.main, available = 0) {
   const db = await createScratchDatabase(databaseUrl, label);
   scratch.push(db);
   const server = await startService({ name: `migrate-${label}`, logDir, main, databaseUrl: db.url });
   await server.stop();
   const started = performance.now();
   await seedPostgres(db.url, count);
-  log(`${db.name}: ${count.toLocaleString('en-US')} pets seeded in ${Math.round(performance.now() - started)} ms`);
+  if (available > 0) await seedAvailablePostgres(db.url, available);
+  log(`${db.name}: ${(count + available).toLocaleString('en-US')} pets seeded in ${Math.round(performance.now() - started)} ms`);
   return db;
 }
 
@@ -389,7 +390,12 @@ try {
         preparePostgres('main', SMALL),
         bigDataWanted && preparePostgres('big', BIG),
         beforeMain && wanted('before-list-pg', 'before-create-pg') && preparePostgres('before', SMALL, beforeMain),
-      ]).then(([main, big, before]) => ({ main, big, before })),
+        // The store rows (PATCH, orders) change and sell animals: a database of their own for each side, with fresh
+        // available pets for the orders to take, so the list rows' bytes stay the same. Twice as many: this build's
+        // is shared by rest-place-order-pg (the first 400,000) and before-place-order-pg (the next).
+        wanted('rest-patch-pg', 'rest-place-order-pg', 'before-patch-pg', 'before-place-order-pg') && preparePostgres('store', SMALL, snapshot.main, 2 * SALE_PETS),
+        beforeMain && wanted('before-patch-pg', 'before-place-order-pg') && preparePostgres('before_store', SMALL, beforeMain, 2 * SALE_PETS),
+      ]).then(([main, big, before, store, beforeStore]) => ({ main, big, before, store, beforeStore })),
     seedingEmbedded,
     startLoadGenerator().then((generator) => (loadGenerator = generator)),
   ]);

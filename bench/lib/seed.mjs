@@ -25,6 +25,18 @@ export async function seedPostgres(url, count) {
   }
 }
 
+/** Adds `count` more animals, all `available` ("Sale i"), to a PostgreSQL database, as `seedAvailable` does. */
+export async function seedAvailablePostgres(url, count) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`insert into pets (name, category_id, status) select 'Sale ' || i, 1, 'available' from generate_series(1, ${count}) as i`);
+    await client.query('vacuum analyze pets');
+  } finally {
+    await client.end();
+  }
+}
+
 /** Inserts `count` animals into an embedded (PGlite) data directory no process holds open. */
 export async function seedEmbedded(dataDir, count) {
   const { PGlite } = await import('@electric-sql/pglite');

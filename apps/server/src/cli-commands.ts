@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { DomainRedirect } from '@petstore/core';
-import { MAX_GRACE_MS, normalizeDomainName, PLAN_NAMES, type Limits, type PlanName } from '@petstore/core/input-rules';
+import { labelProblem, MAX_GRACE_MS, MAX_LABEL_LENGTH, normalizeDomainName, PLAN_NAMES, shownText, type Limits, type PlanName } from '@petstore/core/input-rules';
 import { parseDuration, parseInstant } from '@petstore/cli/duration';
-import { USAGE_FORMATS, type UsageFormat } from './usage-report.js';
+import { USAGE_OPTIONS, usageSelection, type UsageSelection } from '@petstore/cli/usage';
 
 /** A command line the key tool does not take: the tool says why on stderr and exits with 2, touching nothing. */
 export class UsageError extends Error {
@@ -31,15 +31,7 @@ export type Command =
   | { name: 'domains redirect'; domain: string; redirect: DomainRedirect | null }
   | { name: 'backup'; file: string }
   | { name: 'restore'; file: string }
-  | {
-      name: 'usage';
-      from: string | undefined;
-      to: string | undefined;
-      keyId: number | undefined;
-      plan: PlanName | undefined;
-      format: UsageFormat;
-      html: string | undefined;
-    };
+  | ({ name: 'usage' } & UsageSelection);
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -113,16 +105,12 @@ function domainName(value: string, command: string): string {
 
 const DOMAIN_MISSING = 'Give a domain name, such as api.example.com.';
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-
-/** A UTC day written YYYY-MM-DD that exists (2026-02-30 does not), or undefined when not given. */
-function utcDay(name: string, value: string | boolean | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const text = String(value);
-  if (!DAY.test(text) || new Date(`${text}T00:00:00Z`).toISOString().slice(0, 10) !== text) {
-    throw new UsageError(`--${name} must be a UTC day written YYYY-MM-DD, such as 2026-11-01, not "${text}".`, 'usage');
-  }
-  return text;
+/** The label of `--label`, refused (and shown escaped) unless it keeps the rule of a key's label. */
+function labelOf(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const problem = labelProblem(value);
+  if (problem) throw new UsageError(`--label ${problem}, not "${shownText(value)}".`, 'keys create');
+  return value;
 }
 
 const limitsOf = (values: Values, command: string): Limits => ({
@@ -139,7 +127,7 @@ const commands: Record<string, CommandSpec> = {
     args: [],
     options: {
       plan: { type: 'string', value: 'PLAN', text: `the key's plan: ${PLAN_NAMES.join(', ')}` },
-      label: { type: 'string', value: 'TEXT', text: 'a name for the key, shown by list' },
+      label: { type: 'string', value: 'TEXT', text: `a name for the key, shown by list: 1 to ${MAX_LABEL_LENGTH} characters, no control characters` },
       'per-minute': PER_MINUTE,
       'per-day': PER_DAY,
       'expires-in': { type: 'string', value: 'DURATION', text: DURATION },
@@ -155,7 +143,7 @@ const commands: Record<string, CommandSpec> = {
       return {
         name: 'keys create',
         plan: plan as PlanName,
-        label: (values['label'] as string | undefined) ?? null,
+        label: labelOf(values['label'] as string | undefined),
         limits: hasLimits ? limitsOf(values, 'keys create') : undefined,
         expiresAt: expiry(values, now, 'keys create'),
       };
@@ -282,44 +270,23 @@ const commands: Record<string, CommandSpec> = {
     build: (_values, [file]) => ({ name: 'restore', file: file! }),
   },
   usage: {
-    usage: 'usage [--from DAY] [--to DAY] [--key ID] [--plan PLAN] [--format table|csv|json] [--html FILE]',
-    summary: 'Requests per key (or principal), UTC day, plan and operation: served, 429, ban, other 4xx, 5xx.',
+    usage: 'usage [--from DAY] [--to DAY] [--key ID] [--plan PLAN] [--format table|csv|json] [--totals] [--html FILE]',
+    summary: 'Requests per key (or principal), UTC day, plan and operation: served, 429, ban, other 4xx, 5xx, unmetered.',
     details:
       'Read from the usage ledger, which every instance adds to within 5 s; days are UTC (YYYY-MM-DD), both ends\n' +
-      'included. CSV has a header row and one line per day, key, plan and operation, for a billing system.',
+      "included. A rolled key's rows are under its first key's id, with the ids they came from (key_ids). CSV has a\n" +
+      'header row and one line per day, key, plan and operation (with --totals: per key and plan over the period),\n' +
+      'for a billing system.',
     args: [],
-    options: {
-      from: { type: 'string', value: 'DAY', text: 'first UTC day (YYYY-MM-DD), included' },
-      to: { type: 'string', value: 'DAY', text: 'last UTC day (YYYY-MM-DD), included' },
-      key: { type: 'string', value: 'ID', text: 'only this key' },
-      plan: { type: 'string', value: 'PLAN', text: `only this plan: ${PLAN_NAMES.join(', ')}` },
-      format: { type: 'string', value: 'FORMAT', text: 'table (the default), csv or json, on stdout' },
-      html: { type: 'string', value: 'FILE', text: 'also write one self-contained page with charts (opens offline)' },
-    },
+    options: Object.fromEntries(
+      USAGE_OPTIONS.map(([name, value, text]) => [name, value === undefined ? { type: 'boolean', text } : { type: 'string', value, text }]),
+    ),
     build(values) {
-      const from = utcDay('from', values['from']);
-      const to = utcDay('to', values['to']);
-      if (from !== undefined && to !== undefined && from > to) throw new UsageError(`--from ${from} is after --to ${to}.`, 'usage');
-      const plan = values['plan'] as string | undefined;
-      if (plan !== undefined && !(PLAN_NAMES as readonly string[]).includes(plan)) {
-        throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}, not "${plan}".`, 'usage');
+      try {
+        return { name: 'usage', ...usageSelection(values as Parameters<typeof usageSelection>[0]) };
+      } catch (error) {
+        throw new UsageError((error as Error).message, 'usage');
       }
-      const format = (values['format'] as string | undefined) ?? 'table';
-      if (!(USAGE_FORMATS as readonly string[]).includes(format)) {
-        throw new UsageError(`--format must be table, csv or json, not "${format}".`, 'usage');
-      }
-      const key = values['key'] as string | undefined;
-      const html = values['html'] as string | undefined;
-      if (html === '') throw new UsageError('--html needs the file to write.', 'usage');
-      return {
-        name: 'usage',
-        from,
-        to,
-        keyId: key === undefined ? undefined : keyId(key, 'usage'),
-        plan: plan as PlanName | undefined,
-        format: format as UsageFormat,
-        html,
-      };
     },
   },
 };

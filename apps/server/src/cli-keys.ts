@@ -1,5 +1,6 @@
 import type { ApiKeyRecord, DeprecatedUsage, OperationId, operations as Operations } from '@petstore/core';
 import type { KeyAdmin } from '@petstore/cli/admin-channel';
+import { shownJson } from '@petstore/core/input-rules';
 import { UsageError, type Command } from './cli-commands.js';
 import type { CliIo } from './cli-io.js';
 import { reachService } from './cli-service.js';
@@ -115,7 +116,7 @@ export async function runKeyCommand(command: KeyCommand, config: Config, io: Cli
       }
       case 'keys list': {
         const [records, usage] = await Promise.all([keys.list(), keys.deprecatedUsage()]);
-        if (command.json) io.out.write(`${JSON.stringify(records.map((record) => keyJson(record, usage)), null, 2)}\n`);
+        if (command.json) io.out.write(`${shownJson(JSON.stringify(records.map((record) => keyJson(record, usage)), null, 2))}\n`);
         else io.out.write(table(records.map((record) => row(record, usage))));
         return 0;
       }
@@ -123,7 +124,7 @@ export async function runKeyCommand(command: KeyCommand, config: Config, io: Cli
         // The registry, for the sunsets: loaded by this command only (through the admin channel, no other needs the core).
         const [{ operations }, usage] = await Promise.all([import('@petstore/core'), keys.deprecatedUsage()]);
         const sunset = (u: DeprecatedUsage) => operations[u.operationId as OperationId]?.deprecation?.sunset ?? null;
-        if (command.json) io.out.write(`${JSON.stringify(usage.map((u) => ({ ...u, sunset: sunset(u) })), null, 2)}\n`);
+        if (command.json) io.out.write(`${shownJson(JSON.stringify(usage.map((u) => ({ ...u, sunset: sunset(u) })), null, 2))}\n`);
         else io.out.write(usage.length ? table(usage.map((u) => deprecatedRow(u, operations))) : 'No key has called a deprecated operation.\n');
         return 0;
       }

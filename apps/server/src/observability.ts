@@ -71,7 +71,7 @@ export function createObservability(options: { logger: Logger }) {
   });
   const databaseWait = new Histogram({
     name: 'petstore_db_wait_seconds',
-    help: 'Time waited for PostgreSQL: acquire (a connection of this instance\'s pool), statement (a round trip, which behind PgBouncer includes its queue for a server connection).',
+    help: 'Time waited for the database: acquire (a connection of this instance\'s pool), statement (a round trip, which behind PgBouncer includes its queue for a server connection), call (each request\'s wait for its data, also behind a statement it shares).',
     labelNames: ['stage'],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],

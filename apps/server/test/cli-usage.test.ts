@@ -77,13 +77,13 @@ describe.each(targets)('petstore usage on $name', (target) => {
     const { code, stdout, stderr } = await run(['usage', '--format', 'csv'], env);
     expect(code, stderr).toBe(0);
     expect(stdout.split('\r\n').filter(Boolean)).toEqual([
-      'day,key_id,principal_id,label,plan,operation,served,rate_limited,banned,client_errors,server_errors',
-      '2026-11-27,1,,configured,pro,createPet,1,0,0,1,0',
-      '2026-11-27,1,,configured,pro,getPet,0,0,0,1,0',
-      '2026-11-27,1,,configured,pro,listPets,3,0,0,0,0',
-      '2026-11-27,2,,configured,enterprise,listPets,2,1,2,0,0',
-      '2026-11-28,1,,configured,pro,createPet,0,0,0,0,1',
-      '2026-11-28,1,,configured,pro,listPets,1,0,0,0,0',
+      'day,key_id,principal_id,label,plan,operation,served,rate_limited,banned,client_errors,server_errors,unmetered,key_ids',
+      '2026-11-27,1,,configured,pro,createPet,1,0,0,1,0,0,1',
+      '2026-11-27,1,,configured,pro,getPet,0,0,0,1,0,0,1',
+      '2026-11-27,1,,configured,pro,listPets,3,0,0,0,0,0,1',
+      '2026-11-27,2,,configured,enterprise,listPets,2,1,2,0,0,0,2',
+      '2026-11-28,1,,configured,pro,createPet,0,0,0,0,1,0,1',
+      '2026-11-28,1,,configured,pro,listPets,1,0,0,0,0,0,1',
     ]);
   });
 
@@ -98,6 +98,12 @@ describe.each(targets)('petstore usage on $name', (target) => {
     const plan = await run(['usage', '--plan', 'enterprise'], env);
     expect(plan.stdout.trimEnd().split('\n')).toHaveLength(2);
     expect(plan.stdout).toMatch(/^day\s+key_id/);
+    const totals = await run(['usage', '--totals', '--format', 'csv', '--to', '2026-11-30'], env);
+    expect(totals.stdout.split('\r\n').filter(Boolean)).toEqual([
+      'from,to,key_id,principal_id,label,plan,served,rate_limited,banned,client_errors,server_errors,unmetered,key_ids',
+      '2026-11-27,2026-11-30,1,,configured,pro,5,0,0,2,1,0,1',
+      '2026-11-27,2026-11-30,2,,configured,enterprise,2,1,2,0,0,0,2',
+    ]);
     const none = await run(['usage', '--plan', 'business'], env);
     expect(none.stdout).toBe('No usage recorded for this selection.\n');
   });

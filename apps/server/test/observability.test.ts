@@ -1,3 +1,4 @@
+import { METHODS, request } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,6 +113,23 @@ describe('request ids, logs and metrics', () => {
     expect(text).not.toContain('made.up');
     expect(text).not.toContain('made-up');
     expect(text).toContain('route="unmatched"');
+  });
+
+  it("labels a method outside HTTP's own as _OTHER, so a client without a key cannot grow the series with methods", async () => {
+    const scrape = async () => (await (await fetch(`${running.metricsUrl}/metrics`)).text()).split('\n').filter((l) => l.startsWith('petstore_'));
+    // Every method Node's parser takes (WebDAV's, UPnP's, PURGE, …): the others never reach the service.
+    const methods = METHODS.filter((method) => method !== 'CONNECT');
+    await fetch(`${running.url}/v1/pets`, { method: 'PURGE' });
+    const before = (await scrape()).length;
+    for (const method of methods) {
+      for (const path of ['/v1/pets', '/v1/pets/1', '/v1/orders', '/nowhere']) {
+        await new Promise<void>((resolve) => request(`${running.url}${path}`, { method }, (res) => res.resume().on('end', resolve)).on('error', () => resolve()).end());
+      }
+    }
+    const after = await scrape();
+    console.log(`series after ${methods.length} methods on 4 paths: ${before} before, ${after.length} after`);
+    expect(after.filter((line) => /method="(PROPFIND|MKCOL|PURGE|M-SEARCH|UNLOCK)"/.test(line))).toEqual([]);
+    expect(after.some((line) => line.includes('method="_OTHER"'))).toBe(true);
   });
 });
 

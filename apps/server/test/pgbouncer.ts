@@ -60,11 +60,11 @@ export interface PgBouncer {
 /**
  * Starts PgBouncer as docs/deploying.md configures it (transaction pooling, 16 server connections per database,
  * `query_wait_timeout = 5`, `server_login_retry = 1`) in front of the server of `upstream` (every database on it), with
- * only its addresses, ports, files and user replaced (upstream's user reads its console, as `stats_users`), and waits
- * until it listens.
+ * only its addresses, ports, files and user replaced (upstream's user reads its console, as `stats_users`; with
+ * `admin`, also as `admin_users`, who may `PAUSE` and `RESUME` it), and waits until it listens.
  * @example const bouncer = await startPgBouncer(process.env.DATABASE_URL!); … await bouncer.stop()
  */
-export async function startPgBouncer(upstream: string): Promise<PgBouncer> {
+export async function startPgBouncer(upstream: string, options: { admin?: boolean } = {}): Promise<PgBouncer> {
   const unsupported = pgbouncerUnsupported();
   if (unsupported) throw new Error(unsupported);
   const server = new URL(upstream);
@@ -82,7 +82,7 @@ export async function startPgBouncer(upstream: string): Promise<PgBouncer> {
       'listen_addr = 0.0.0.0': 'listen_addr = 127.0.0.1',
       'listen_port = 6432': `listen_port = ${port}`,
       '/etc/pgbouncer/userlist.txt': userlist,
-      'stats_users = petstore': `stats_users = ${user}`,
+      'stats_users = petstore': `stats_users = ${user}${options.admin ? `\nadmin_users = ${user}` : ''}`,
     }),
   );
   let command = 'pgbouncer';

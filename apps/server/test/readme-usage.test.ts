@@ -39,7 +39,8 @@ describe("the README's usage example", () => {
       expect(JSON.parse(stdout.slice(stdout.indexOf('['), stdout.lastIndexOf(']') + 1))).toEqual([
         expect.objectContaining({ day: '2026-11-20', plan: 'enterprise', operationId: 'listPets', served: 3 }),
       ]);
-      expect((await readFile(written[0]!, 'utf8')).split('\r\n')[1]).toBe('2026-11-20,1,,configured,enterprise,listPets,3,0,0,0,0');
+      expect((await readFile(written[0]!, 'utf8')).split('\r\n')[1]).toBe('2026-11-20,1,,configured,enterprise,listPets,3,0,0,0,0,0,1');
+      expect(stdout).toContain('\r\n2026-11-01,2026-11-30,1,,configured,enterprise,3,0,0,0,0,0,1\r\n');
       expect(await readFile(written[1]!, 'utf8')).toContain('<canvas id="top-keys"');
     } finally {
       await Promise.all([dir, ...written].map((path) => rm(path, { recursive: true, force: true })));

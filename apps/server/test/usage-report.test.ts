@@ -5,24 +5,24 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { formatUsage, usageHtml, type LabelledUsageRow } from '../src/usage-report.js';
+import { formatUsage, usageHtml, type UsageLine } from '@petstore/cli/usage';
 
-const zero = { served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
-const rows: LabelledUsageRow[] = [
-  { day: '2026-11-26', keyId: 1, label: 'Acme, "North"', plan: 'pro', operationId: 'listPets', ...zero, served: 120, rateLimited: 3 },
-  { day: '2026-11-26', keyId: 2, label: '=HYPERLINK("x")', plan: 'free', operationId: 'createPet', ...zero, served: 7, banned: 1 },
+const zero = { served: 0, unmetered: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
+const rows: UsageLine[] = [
+  { day: '2026-11-26', keyId: 1, keyIds: [1], label: 'Acme, "North"', plan: 'pro', operationId: 'listPets', ...zero, served: 120, rateLimited: 3 },
+  { day: '2026-11-26', keyId: 2, keyIds: [2, 5], label: '=HYPERLINK("x")', plan: 'free', operationId: 'createPet', ...zero, served: 7, banned: 1 },
   { day: '2026-11-27', principalId: 'tenant:9', plan: 'business', operationId: 'listPets', ...zero, served: 40, serverErrors: 2 },
-  { day: '2026-11-27', keyId: 1, label: 'Acme, "North"', plan: 'pro', operationId: 'unmatched', ...zero, clientErrors: 5 },
+  { day: '2026-11-27', keyId: 1, keyIds: [1], label: 'Acme, "North"', plan: 'pro', operationId: 'unmatched', ...zero, clientErrors: 5 },
 ];
 
 describe('the usage reports', () => {
   it('writes CSV a billing system imports: a header row, quoted fields, no formulas, CRLF', () => {
     const csv = formatUsage(rows, 'csv');
     const lines = csv.split('\r\n');
-    expect(lines[0]).toBe('day,key_id,principal_id,label,plan,operation,served,rate_limited,banned,client_errors,server_errors');
-    expect(lines[1]).toBe('2026-11-26,1,,"Acme, ""North""",pro,listPets,120,3,0,0,0');
-    expect(lines[2]).toBe(`2026-11-26,2,,"'=HYPERLINK(""x"")",free,createPet,7,0,1,0,0`);
-    expect(lines[3]).toBe('2026-11-27,,tenant:9,,business,listPets,40,0,0,0,2');
+    expect(lines[0]).toBe('day,key_id,principal_id,label,plan,operation,served,rate_limited,banned,client_errors,server_errors,unmetered,key_ids');
+    expect(lines[1]).toBe('2026-11-26,1,,"Acme, ""North""",pro,listPets,120,3,0,0,0,0,1');
+    expect(lines[2]).toBe(`2026-11-26,2,,"'=HYPERLINK(""x"")",free,createPet,7,0,1,0,0,0,2 5`);
+    expect(lines[3]).toBe('2026-11-27,,tenant:9,,business,listPets,40,0,0,0,2,0,');
     expect(lines).toHaveLength(rows.length + 2);
     expect(lines.at(-1)).toBe('');
   });
@@ -32,7 +32,7 @@ describe('the usage reports', () => {
     const table = formatUsage(rows, 'table').trimEnd().split('\n');
     expect(table[0]).toMatch(/^day\s+key_id\s+principal_id\s+label\s+plan\s+operation\s+served/);
     expect(table).toHaveLength(rows.length + 1);
-    expect(table[3]).toMatch(/^2026-11-27\s+-\s+tenant:9\s+-\s+business\s+listPets\s+40\s+0\s+0\s+0\s+2$/);
+    expect(table[3]).toMatch(/^2026-11-27\s+-\s+tenant:9\s+-\s+business\s+listPets\s+40\s+0\s+0\s+0\s+2\s+0\s+-$/);
     expect(formatUsage([], 'table')).toBe('No usage recorded for this selection.\n');
   });
 

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createApiKeyStore, type ApiKeyStore, type Database } from '@petstore/core';
-import { openDatabase } from '@petstore/drivers';
+import { createApiKeyStore, readUsage, type ApiKeyStore, type Database, type UsageQuery, type UsageRow } from '@petstore/core';
+import { openDatabase, unreachableDatabase } from '@petstore/drivers';
 import type { Kysely } from 'kysely';
 import { connectAdminChannel } from './admin-channel-client.js';
 import type { Target } from './parse-command.js';
@@ -9,6 +9,8 @@ import type { Target } from './parse-command.js';
 /** The keys of the target, and how to let go of them. */
 export interface OpenKeys {
   keys: ApiKeyStore;
+  /** The usage ledger's rows: as written so far on the database; the service's own answer through its channel. */
+  usage(query: UsageQuery): Promise<UsageRow[]>;
   /** How the tool reached them: the database itself, or a running service's admin channel. */
   through: 'database' | 'admin channel';
   close(): Promise<void>;
@@ -47,14 +49,20 @@ export async function openKeys(target: Target, err: { write(text: string): unkno
       runtimeDir: target.runtimeDir,
       onIgnored: (place, reason) => err.write(`Not using the admin channel in ${place.folder}: ${reason}.\n`),
     });
-    if (admin) return { keys: admin.keys, through: 'admin channel', close: async () => {} };
+    if (admin) return { keys: admin.keys, usage: (query) => admin.keys.usage(query), through: 'admin channel', close: async () => {} };
   }
   const database = await openDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir, poolSize: 1 });
   try {
     await expectTables(database.db, target.schema);
   } catch (error) {
     await database.close();
-    throw error;
+    // A database that cannot be reached is said as openPetStore says it, naming it without its password.
+    throw database.isUnavailable(error) ? unreachableDatabase(error, target, 'so nothing was done') : error;
   }
-  return { keys: createApiKeyStore(database.db, { schema: target.schema }), through: 'database', close: () => database.close() };
+  return {
+    keys: createApiKeyStore(database.db, { schema: target.schema }),
+    usage: (query) => readUsage(database.db, query, { schema: target.schema }),
+    through: 'database',
+    close: () => database.close(),
+  };
 }

@@ -1,7 +1,8 @@
 import { isAbsolute } from 'node:path';
 import { parseArgs } from 'node:util';
-import { MAX_GRACE_MS, PLAN_NAMES, type Limits, type PlanName } from '@petstore/core/input-rules';
+import { labelProblem, MAX_GRACE_MS, PLAN_NAMES, shownText, type Limits, type PlanName } from '@petstore/core/input-rules';
 import { parseDuration, parseInstant } from './duration.js';
+import { USAGE_OPTIONS, usageSelection, type UsageSelection } from './usage-selection.js';
 
 /** Where the keys live: the host's PostgreSQL database, or an embedded data folder; and the store's schema in it. */
 export type Target = (
@@ -21,6 +22,7 @@ export type Command =
         | { name: 'list'; json: boolean }
         | { name: 'revoke'; id: number }
         | { name: 'set-limits'; id: number; limits: Limits }
+        | ({ name: 'usage' } & UsageSelection)
       ));
 
 /** A command line the tool does not take: the message says why, and the process exits 2. */
@@ -30,10 +32,14 @@ export class UsageError extends Error {
 
 const DEFAULT_GRACE = '24h';
 
-export const HELP = `Usage: npx @petstore/cli keys <command> [options]
+const usageOptions = USAGE_OPTIONS.map(([name, value, text]) => `  ${`--${name}${value ? ` ${value}` : ''}`.padEnd(19)}  ${text}`).join('\n');
 
-Manages the API keys of a Pet Store embedded in your service: on your PostgreSQL database, or in an embedded
-data folder (through the service's admin channel while a Pet Store service runs on it, directly when none does).
+export const HELP = `Usage: npx @petstore/cli keys <command> [options]
+       npx @petstore/cli usage [options]
+
+Manages the API keys of a Pet Store embedded in your service, and reports their usage: on your PostgreSQL
+database, or in an embedded data folder (through the service's admin channel while a Pet Store service runs on it,
+directly when none does).
 
 Commands:
   keys create --plan free|pro|business|enterprise [--label TEXT]
@@ -45,6 +51,13 @@ Commands:
   keys list [--json]                              every key: id, label, plan, limits, dates, replaced by
   keys revoke ID                                  refused everywhere within one second
   keys set-limits ID --per-minute N --per-day N   an enterprise key's own limits
+  usage [--from DAY] [--to DAY] [--key ID] [--plan PLAN] [--format table|csv|json] [--totals] [--html FILE]
+                                                  requests per key, UTC day, plan and operation: served, 429,
+                                                  ban, other 4xx, 5xx, unmetered (getUsage); a rolled key's rows
+                                                  under its first key's id, with the ids they came from
+
+Usage options:
+${usageOptions}
 
 DURATION is a number and a unit, or several: 90s, 30m, 12h, 30d, 2w, 1d12h (0: no grace). TIME is an
 instant with its zone (2027-01-01T00:00:00Z) or a date (2027-01-01, midnight UTC).
@@ -134,6 +147,12 @@ export function parseCommand(argv: readonly string[], env: Readonly<Record<strin
         'per-minute': { type: 'string' },
         'per-day': { type: 'string' },
         json: { type: 'boolean' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        key: { type: 'string' },
+        format: { type: 'string' },
+        totals: { type: 'boolean' },
+        html: { type: 'string' },
       },
     });
   } catch (error) {
@@ -145,8 +164,11 @@ export function parseCommand(argv: readonly string[], env: Readonly<Record<strin
     return { name: 'version' };
   }
   if (values.help || positionals.length === 0) return { name: 'help', text: HELP };
+  if (positionals[0] === 'usage') return usageCommand(values, positionals, env);
   const [group, name, id, ...extra] = positionals;
-  if (group !== 'keys') throw new UsageError(`Unknown command ${JSON.stringify(group)}: the tool manages keys (keys create, roll, list, revoke, set-limits).`);
+  if (group !== 'keys') {
+    throw new UsageError(`Unknown command ${JSON.stringify(group)}: the tool manages keys (keys create, roll, list, revoke, set-limits) and reports usage (usage).`);
+  }
   const allowed: Record<string, readonly string[]> = {
     create: ['plan', 'label', 'expires-at', 'expires-in', 'per-minute', 'per-day'],
     roll: ['grace', 'expires-at', 'expires-in'],
@@ -170,6 +192,8 @@ export function parseCommand(argv: readonly string[], env: Readonly<Record<strin
       const limits = limitsOf(values);
       if (limits && plan !== 'enterprise') throw new UsageError('--per-minute and --per-day are for enterprise keys only.');
       const expiresAt = expiryOf(values, now);
+      const problem = values.label === undefined ? undefined : labelProblem(values.label);
+      if (problem) throw new UsageError(`--label ${problem}, not "${shownText(values.label!)}".`);
       return { ...targetOf(values, env), name, plan, label: values.label, limits, expiresAt };
     }
     case 'roll': {
@@ -191,4 +215,20 @@ export function parseCommand(argv: readonly string[], env: Readonly<Record<strin
       return { ...targetOf(values, env), name: 'set-limits', id: wholeNumber('ID', id), limits };
     }
   }
+}
+
+/** `usage`: the report's options checked as the service's `petstore usage` checks them, then the target. */
+function usageCommand(values: Record<string, string | boolean | undefined>, positionals: readonly string[], env: Readonly<Record<string, string | undefined>>): Command {
+  if (positionals.length > 1) throw new UsageError('usage takes no argument.');
+  const own = USAGE_OPTIONS.map(([name]) => name);
+  for (const option of Object.keys(values)) {
+    if (!['database-url', 'data-dir', 'schema', ...own].includes(option)) throw new UsageError(`usage does not take --${option}.`);
+  }
+  let selection;
+  try {
+    selection = usageSelection(values as Parameters<typeof usageSelection>[0]);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return { ...targetOf(values, env), name: 'usage', ...selection };
 }

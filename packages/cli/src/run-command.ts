@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from '@petstore/core';
+import { shownJson, shownText } from '@petstore/core/input-rules';
 import { openKeys } from './open-keys.js';
 import type { Command } from './parse-command.js';
 
@@ -9,7 +10,7 @@ function table(records: readonly ApiKeyRecord[]): string {
   if (records.length === 0) return 'No keys.\n';
   const rows = records.map((r) => ({
     id: String(r.id),
-    label: r.label ?? '-',
+    label: r.label === null ? '-' : shownText(r.label),
     plan: r.plan,
     'per minute': String(r.limits.perMinute),
     'per day': String(r.limits.perDay),
@@ -39,9 +40,14 @@ const ROLL_REFUSED = {
  * @example await runCommand(parseCommand(['keys', 'list'], process.env), process.stdout, process.stderr)
  */
 export async function runCommand(command: Exclude<Command, { name: 'help' | 'version' }>, out: Out, err: Out): Promise<number> {
-  const { keys, close } = await openKeys(command, err);
+  const { keys, usage, close } = await openKeys(command, err);
   try {
     switch (command.name) {
+      case 'usage': {
+        // The report's module (and chart.js, for a page) loads only for this command.
+        const { printUsage } = await import('./print-usage.js');
+        return await printUsage({ list: () => keys.list(), usage }, command, { out, err });
+      }
       case 'create': {
         const { key, record } = await keys.create({
           plan: command.plan,
@@ -70,7 +76,7 @@ export async function runCommand(command: Exclude<Command, { name: 'help' | 'ver
       }
       case 'list': {
         const records = await keys.list();
-        out.write(command.json ? `${JSON.stringify(records)}\n` : table(records));
+        out.write(command.json ? `${shownJson(JSON.stringify(records))}\n` : table(records));
         return 0;
       }
       case 'revoke':

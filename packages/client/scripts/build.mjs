@@ -12,7 +12,7 @@ import { rolldown } from 'rolldown';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** What the client reads of an operation at run time (`Route` in src/operations.ts). */
-export const ROUTE_FIELDS = ['operationId', 'method', 'path', 'successStatus', 'writes', 'deprecation', 'stability'];
+export const ROUTE_FIELDS = ['operationId', 'method', 'path', 'successStatus', 'writes', 'deprecation', 'stability', 'ownLimitPerMinute'];
 
 const literal = (value) =>
   value instanceof Date
@@ -92,10 +92,22 @@ export async function bundle({ operations, outDir }) {
   }
 }
 
+/**
+ * dist/error-code.d.ts as tsc wrote it, with the service's codes (the import of the core's `ErrorCode`) listed one by
+ * one from its table (`errorCodes`), so the published types name no server package.
+ * @example await writeFile(file, errorCodeDeclarations(await readFile(file, 'utf8'), errorCodes))
+ */
+export function errorCodeDeclarations(declarations, errorCodes) {
+  const imported = /^import type \{ ErrorCode as ServiceErrorCode \} from '@petstore\/core';$/m;
+  if (!imported.test(declarations)) throw new Error('dist/error-code.d.ts no longer imports the core\'s ErrorCode as ServiceErrorCode');
+  const codes = Object.keys(errorCodes).map((code) => `  | ${JSON.stringify(code)}`);
+  return declarations.replace(imported, `/** The error codes of the service: its one table of them. */\ntype ServiceErrorCode =\n${codes.join('\n')};`);
+}
+
 async function main() {
   const dist = join(root, 'dist');
   await rm(dist, { recursive: true, force: true });
-  const { operations } = await import('@petstore/core');
+  const { operations, errorCodes } = await import('@petstore/core');
   await bundle({ operations, outDir: dist });
   const tsc = spawnSync(process.execPath, [join(root, '../../node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
     cwd: root,
@@ -103,6 +115,8 @@ async function main() {
   });
   if (tsc.status !== 0) throw new Error('tsc failed');
   await writeFile(join(dist, 'operation-methods.d.ts'), methodDeclarations(operations));
+  const errorCodeFile = join(dist, 'error-code.d.ts');
+  await writeFile(errorCodeFile, errorCodeDeclarations(await readFile(errorCodeFile, 'utf8'), errorCodes));
   let bytes = 0;
   for (const file of await readdir(dist, { recursive: true })) {
     const path = join(dist, file);

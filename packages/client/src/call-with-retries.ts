@@ -75,6 +75,10 @@ async function attempts(
   if (route.writes) headers['idempotency-key'] = options.idempotencyKey ?? newIdempotencyKey();
   if (route.writes && options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
   const mayWait = (ms: number) => ms <= maxRetryWait && clock.now() + ms <= deadline;
+  // An operation with a limit of its own (getUsage) counts against no window: the gate does not hold it, and its own
+  // 429 (whose headers are that limit's) closes the gate for no other call; a ban closes it all the same.
+  const unmetered = route.ownLimitPerMinute !== undefined;
+  const closesGate = (status: number, code?: string) => !unmetered || status !== 429 || code === 'api_key_banned';
   const told = (status: number, answer: Headers) => {
     transport.answered(route, status, answer);
     if (options.onRateLimit) tell(options.onRateLimit, status, answer);
@@ -90,10 +94,10 @@ async function attempts(
         async () => {
           const sentAt = clock.now();
           const response = await transport.fetch(request.url, { method: request.method, headers, body: request.body, signal });
-          gate.observe(response.status, response.headers, sentAt);
+          if (closesGate(response.status)) gate.observe(response.status, response.headers, sentAt);
           return { response, text: await readBody(response, transport.maxResponseBytes) };
         },
-        { maxWait: maxRetryWait, deadline, signal },
+        { maxWait: maxRetryWait, deadline, signal, unmetered },
       ));
     } catch (error) {
       if (signal.aborted || error instanceof PetStoreApiError) throw error;
@@ -110,9 +114,10 @@ async function attempts(
     }
 
     const error = errorFromResponse(response, text, clock.now());
-    const wait = retryWait(error, attempt, unanswered, gate);
+    const ownGate = closesGate(error.status, error.code) ? gate : undefined;
+    const wait = retryWait(error, attempt, unanswered, ownGate);
     if (wait === undefined || attempt >= maxRetries || !mayWait(wait)) throw error;
-    if (!gateWaits(error)) await clock.sleep(wait, signal);
+    if (unmetered || !gateWaits(error)) await clock.sleep(wait, signal);
   }
 }
 

@@ -1,6 +1,14 @@
-import type { NewPet, Pet } from '@petstore/core';
+import type { ErrorCode as ServiceErrorCode, NewPet, Pet } from '@petstore/core';
 import { describe, expectTypeOf, it } from 'vitest';
-import { createClient, type OperationInput, type OperationOutput, type PageableOperationId, type PageItem } from './index.js';
+import {
+  createClient,
+  PetStoreApiError,
+  type ErrorCode,
+  type OperationInput,
+  type OperationOutput,
+  type PageableOperationId,
+  type PageItem,
+} from './index.js';
 
 const petstore = createClient({ baseUrl: 'https://api.example.com/v1' });
 
@@ -13,7 +21,7 @@ describe('the client’s types', () => {
   });
 
   it('page through the listings only, item by item', () => {
-    expectTypeOf<PageableOperationId>().toEqualTypeOf<'listPets' | 'listOrders'>();
+    expectTypeOf<PageableOperationId>().toEqualTypeOf<'listPets' | 'listOrders' | 'listWebhookDeliveries'>();
     expectTypeOf<PageItem<'listPets'>>().toEqualTypeOf<Pet>();
     expectTypeOf(petstore.paginate('listPets')).toEqualTypeOf<AsyncGenerator<Pet, void, undefined>>();
   });
@@ -23,5 +31,16 @@ describe('the client’s types', () => {
     expectTypeOf(petstore.getPet).parameter(0).toEqualTypeOf<{ petId: number }>();
     // @ts-expect-error the input of getPet is required
     void petstore.getPet();
+  });
+
+  it("type an error's code as the service's error codes and the client's own, not any string", () => {
+    expectTypeOf<PetStoreApiError['code']>().toEqualTypeOf<ErrorCode>();
+    expectTypeOf<ErrorCode>().toEqualTypeOf<ServiceErrorCode | 'unexpected_response' | 'response_too_large' | 'repeated_cursor'>();
+    expectTypeOf<string>().not.toExtend<PetStoreApiError['code']>();
+    const error = new PetStoreApiError({ code: 'not_found', status: 404, message: 'No animal 7.' });
+    // @ts-expect-error no error has this code
+    void (error.code === 'no_such_code');
+    // @ts-expect-error nor can one be made with it
+    void new PetStoreApiError({ code: 'no_such_code', status: 400, message: '' });
   });
 });

@@ -1,6 +1,7 @@
 export { createClient, type ClientOptions, type PetStoreClient, type TaggedAnswer } from './create-client.js';
 export { PetStoreApiError, PreconditionFailedError, type ErrorDetail, type PetStoreApiErrorFields } from './pet-store-api-error.js';
 export type { CallOptions } from './call-options.js';
+export type { ClientErrorCode, ErrorCode } from './error-code.js';
 export { clientDefaults } from './client-defaults.js';
 export type { RateLimitFields, RateLimitHandler, RateLimitWindow } from './rate-limit-fields.js';
 export type { ClientClock } from './clock.js';

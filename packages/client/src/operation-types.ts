@@ -21,7 +21,14 @@ export type OperationOutput<K extends OperationId> = z.output<Types<K>['output']
 
 /** The operations that answer a list and take a `cursor`: the ones `paginate` follows. */
 export type PageableOperationId = {
-  [K in OperationId]: OperationOutput<K> extends readonly unknown[] ? ('cursor' extends keyof OperationInput<K> ? K : never) : never;
+  // An input of no fields (`{}`, whose keys zod types as any string) takes no cursor either.
+  [K in OperationId]: OperationOutput<K> extends readonly unknown[]
+    ? string extends keyof OperationInput<K>
+      ? never
+      : 'cursor' extends keyof OperationInput<K>
+        ? K
+        : never
+    : never;
 }[OperationId];
 
 /** One item of a pageable operation's answer. */

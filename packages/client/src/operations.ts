@@ -11,6 +11,11 @@ export interface Route {
   readonly writes: boolean;
   readonly deprecation?: { readonly since: Date; readonly sunset: Date; readonly successor: string } | undefined;
   readonly stability?: 'experimental' | 'beta' | undefined;
+  /**
+   * Calls a minute allowed by a limit of the operation's own (`getUsage`): the service counts it against no window
+   * of the plan, so the client's gate never holds it back, and its own 429 closes the gate for no other call.
+   */
+  readonly ownLimitPerMinute?: number | undefined;
 }
 
 interface Defined {

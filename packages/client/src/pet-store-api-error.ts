@@ -1,3 +1,5 @@
+import type { ErrorCode } from './error-code.js';
+
 /** One failing field of a validation error (`details` of a 400 `invalid_request`). */
 export interface ErrorDetail {
   path: string;
@@ -6,8 +8,11 @@ export interface ErrorDetail {
 
 /** What a {@link PetStoreApiError} carries. */
 export interface PetStoreApiErrorFields {
-  /** The Error body's `code` (`invalid_request`, `rate_limited`, …), or `unexpected_response` for an answer without one. */
-  code: string;
+  /**
+   * The Error body's `code` (`invalid_request`, `rate_limited`, …), or the client's own (`unexpected_response` for
+   * an answer without one); see {@link ErrorCode}.
+   */
+  code: ErrorCode;
   /** The HTTP status. */
   status: number;
   message: string;
@@ -24,7 +29,7 @@ export interface PetStoreApiErrorFields {
  * @example if (error instanceof PetStoreApiError && error.code === 'not_found') return undefined;
  */
 export class PetStoreApiError extends Error implements PetStoreApiErrorFields {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly status: number;
   readonly details: ErrorDetail[] | undefined;
   readonly retryAfter: number | undefined;
@@ -92,10 +97,10 @@ export function errorFromResponse(response: Response, text: string, now: number)
     requestId: response.headers.get('x-request-id') ?? undefined,
   };
   if (isErrorBody(body) && response.status === 412) {
-    return new PreconditionFailedError({ ...common, code: body.code, message: body.message, etag: response.headers.get('etag') ?? undefined });
+    return new PreconditionFailedError({ ...common, code: body.code as ErrorCode, message: body.message, etag: response.headers.get('etag') ?? undefined });
   }
   return isErrorBody(body)
-    ? new PetStoreApiError({ ...common, code: body.code, message: body.message, details: body.details })
+    ? new PetStoreApiError({ ...common, code: body.code as ErrorCode, message: body.message, details: body.details })
     : new PetStoreApiError({
         ...common,
         code: 'unexpected_response',

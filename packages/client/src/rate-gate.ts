@@ -11,6 +11,11 @@ export interface AdmitLimits {
   deadline: number;
   /** The call's signal: it leaves every wait and the queue once this aborts. */
   signal: AbortSignal;
+  /**
+   * A call the service counts against no window of the plan (an operation with a limit of its own, `getUsage`): sent
+   * while the gate is closed, in a slot like any other.
+   */
+  unmetered?: boolean | undefined;
 }
 
 /** Why the gate is closed: the code a refused call reports. */
@@ -90,6 +95,7 @@ export function createRateGate({ maxConcurrency, maxBlock, clock }: { maxConcurr
 
   return {
     async send(send, limits) {
+      if (limits.unmetered) return slots.run(send, limits.signal);
       for (;;) {
         await waitForOpen(limits);
         const outcome = await slots.run(async () => (clock.now() < openAt ? AGAIN : { value: await send() }), limits.signal);

@@ -15,14 +15,15 @@ export interface Refusal {
  * `rate_limited` waits its `Retry-After` (and closes the gate for every call until then), a 503 its `Retry-After` or
  * a backoff, and a 409 `idempotency_key_reused` whose first request still runs (it says `Retry-After`, or an attempt
  * of ours got no answer) its `Retry-After` or a backoff.
- * `api_key_banned` and every other answer are final.
+ * `api_key_banned` and every other answer are final. Without `gate` (the 429 of an operation's own limit), the gate stays
+ * as it is.
  * @example const wait = retryWait({ status: 503, code: 'unavailable', retryAfter: 1 }, 0, false, gate) // 1000
  */
-export function retryWait(refusal: Refusal, attempt: number, unanswered: boolean, gate: RateGate): number | undefined {
+export function retryWait(refusal: Refusal, attempt: number, unanswered: boolean, gate: Pick<RateGate, 'refused'> | undefined): number | undefined {
   const retryAfterMs = refusal.retryAfter === undefined ? undefined : refusal.retryAfter * 1000;
   if (refusal.status === 429) {
     const banned = refusal.code === 'api_key_banned';
-    if (refusal.retryAfter !== undefined) gate.refused(banned ? 'api_key_banned' : 'rate_limited', refusal.retryAfter);
+    if (refusal.retryAfter !== undefined) gate?.refused(banned ? 'api_key_banned' : 'rate_limited', refusal.retryAfter);
     return banned ? undefined : (retryAfterMs ?? fullJitterBackoff(attempt));
   }
   if (refusal.status === 503) return retryAfterMs ?? fullJitterBackoff(attempt);

@@ -38,6 +38,8 @@ export {
   type RolledApiKey,
 } from './auth/api-key-store.js';
 export { MAX_GRACE_MS } from './auth/rotation-grace.js';
+export { labelProblem, MAX_LABEL_LENGTH } from './auth/key-label.js';
+export { shownJson, shownText } from './domain/visible-text.js';
 export { createAuthenticator, invalidApiKey, type Authenticator, type KeyVerdict } from './auth/authenticator.js';
 export { plans, PLAN_NAMES, type PlanName, type Limits } from './auth/plans.js';
 export { quotaSubject, type Principal, type QuotaSubject } from './auth/principal.js';
@@ -51,7 +53,7 @@ export {
 } from './idempotency/idempotency-store.js';
 export type { DeprecatedUsage } from './usage/deprecated-usage.js';
 export { Usage, UsageCounts, UsageWindow } from './domain/usage-schemas.js';
-export { utcDay, type UsageOutcome, type UsageQuery, type UsageRow, type UsageSubject } from './usage/usage-ledger.js';
+export { readUsage, utcDay, type UsageOutcome, type UsageQuery, type UsageRow, type UsageSubject } from './usage/usage-ledger.js';
 export type { Database } from './storage/database.js';
 export type { Migration, MigrationProvider } from './storage/migration-types.js';
 export {
@@ -78,11 +80,22 @@ export {
   type DomainHostsSnapshot,
 } from './domains/domain-store.js';
 export { countedInto, type PetStoreMetrics, type UnavailableReason } from './telemetry/metrics.js';
+export { timedCalls } from './telemetry/timed-calls.js';
 export { STORE_TRACER_NAME, type TracerProviderLike } from './telemetry/tracer-provider.js';
 export { loadOptional } from './optional-package.js';
 export * from './domain/webhook-schemas.js';
 export { DEFAULT_RETRY_SCHEDULE_MS, deliveryBody, type AttemptOutcome, type DeliveryTuning } from './webhooks/delivery-worker.js';
 export type { WebhookOptions } from './webhooks/webhooks.js';
 export { isPublicAddress } from './webhooks/address-rule.js';
-export { TargetRefusedError, type RefusalReason, type ResolveHost, type ResolvedAddress } from './webhooks/targets.js';
+export {
+  checkScheme,
+  hostOf,
+  resolveTarget,
+  TargetRefusedError,
+  type RefusalReason,
+  type ResolveHost,
+  type ResolvedAddress,
+  type TargetRule,
+} from './webhooks/targets.js';
+export type { SendDelivery, Sending, WebhookTransport } from './webhooks/transport.js';
 export { createWebhookRepository, type DueDelivery, type WebhookRepository } from './storage/webhook-repository.js';

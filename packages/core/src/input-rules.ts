@@ -5,3 +5,5 @@
 export { PLAN_NAMES, plans, type Limits, type PlanName } from './auth/plans.js';
 export { MAX_GRACE_MS } from './auth/rotation-grace.js';
 export { normalizeDomainName } from './domains/domain-name.js';
+export { labelProblem, MAX_LABEL_LENGTH } from './auth/key-label.js';
+export { shownJson, shownText } from './domain/visible-text.js';

@@ -5,3 +5,5 @@ export { openHostDatabase, type HostDatabase, type HostDatabaseOptions, type Hos
 export { ACQUIRE_TIMEOUT_MS, AcquireTimeoutError, boundedAcquire } from './bounded-acquire.js';
 export { createDnsCheck, type DnsCheckOptions } from './dns-check.js';
 export type { DatabaseWait } from './database-wait.js';
+export { unreachableDatabase, type GivenDatabase } from './unreachable-database.js';
+export { createWebhookTransport, systemResolve } from './webhook-transport.js';

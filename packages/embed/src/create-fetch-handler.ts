@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { PetStore } from '@petstore/core';
 import { normalizeBasePath, toFetchHandler, type FetchBodyOptions, type FetchConnection } from '@petstore/http';
 import { createServicePipeline, SURFACE_PATHS, type HandlerOptions } from './create-pipeline.js';
+import { outsideBasePath } from './outside-base-path.js';
 
 /** A Fetch handler: a `Request` (and, where the runtime knows it, the client's address) to a `Response`. */
 export type FetchHandler = (request: Request, connection?: FetchConnection) => Promise<Response>;
@@ -40,7 +41,8 @@ function prefixCutOff(prefix: string, path: string): TypeError {
  * is served as if it had not, and one that cuts it off without `basePath` given (Hono on Node, where the original path
  * is known) is an error naming the fix. Without a client address (the second argument), requests without a valid key
  * share one per-address limit; Hono's `app.mount` on Node gives the socket's. `bodyTimeoutMs` (10 s) and
- * `maxBodyPieces` (256) bound how a body is read.
+ * `maxBodyPieces` (256) bound how a body is read. A handler mounted under a prefix it was not given (every request a
+ * 404) says so once, naming the `basePath` to give, through `logger` (see outside-base-path.ts).
  * @example const handler = createFetchHandler(store, { basePath: '/petstore' }); app.all('/petstore/*', (c) => handler(c.req.raw))
  */
 export function createFetchHandler(store: PetStore, options: HandlerOptions & FetchBodyOptions = {}): FetchHandler {
@@ -49,6 +51,8 @@ export function createFetchHandler(store: PetStore, options: HandlerOptions & Fe
     bodyTimeoutMs: options.bodyTimeoutMs,
     maxBodyPieces: options.maxBodyPieces,
   });
+  const surface = SURFACE_PATHS.map((own) => `${basePath}${own}`);
+  const watch = outsideBasePath(basePath, SURFACE_PATHS, options.logger);
   return async (request, connection) => {
     const node = nodeRequestIn(connection);
     const address = connection?.address ?? node?.socket.remoteAddress;
@@ -56,12 +60,14 @@ export function createFetchHandler(store: PetStore, options: HandlerOptions & Fe
     if (basePath === '' || !isUnder(path, basePath)) {
       const cut = node ? cutPrefix(node.url!, path) : undefined;
       if (cut !== undefined && cut !== basePath) throw prefixCutOff(cut, path);
-      if (basePath !== '' && (cut === basePath || SURFACE_PATHS.some((surface) => isUnder(path, surface)))) {
+      if (basePath !== '' && (cut === basePath || SURFACE_PATHS.some((own) => isUnder(path, own)))) {
         const url = new URL(request.url);
         url.pathname = `${basePath}${path}`;
+        watch(url.pathname, true);
         return handler(new Request(url, request), { address });
       }
     }
+    watch(path, surface.some((own) => isUnder(path, own)));
     return handler(request, { address });
   };
 }

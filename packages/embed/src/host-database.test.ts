@@ -111,6 +111,9 @@ describe.skipIf(!databaseUrl)("the store on a host's own PostgreSQL database", (
       'petstore_release',
       'rate_limits',
       'usage_days',
+      'webhook_deliveries',
+      'webhook_endpoints',
+      'webhook_events',
     ]);
     // Quota counters, idempotency records and deprecated-call counts went to the schema too.
     expect(Number((await pool.query('select count(*) as n from petstore.rate_limits')).rows[0].n)).toBeGreaterThan(0);

@@ -7,7 +7,7 @@ import { Migrator, sql, type Kysely } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, openPetStore, type OpenPetStoreOptions } from './index.js';
 
-const OURS = ['pets', 'api_keys', 'rate_limits', 'idempotency_keys', 'deprecated_calls', 'domains', 'usage_days', 'orders'];
+const OURS = ['pets', 'api_keys', 'rate_limits', 'idempotency_keys', 'deprecated_calls', 'domains', 'usage_days', 'orders', 'webhook_deliveries', 'webhook_events', 'webhook_endpoints'];
 
 /**
  * The database as a release before `petstore_migration` left it: the store's tables, recorded in kysely's default
@@ -95,7 +95,7 @@ describe('the schema option on the embedded database', () => {
     try {
       await service.store.createPet({ name: 'In a schema', categoryId: 1 }, { apiKey: 'schema-key-0123456789abcd' });
       const { rows: tables } = await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'petstore' order by 1`.execute(service.database.db);
-      expect(tables.map((t) => t.name)).toEqual(['api_keys', 'deprecated_calls', 'domains', 'idempotency_keys', 'orders', 'pets', 'petstore_migration', 'petstore_migration_lock', 'petstore_release', 'rate_limits', 'usage_days']);
+      expect(tables.map((t) => t.name)).toEqual(['api_keys', 'deprecated_calls', 'domains', 'idempotency_keys', 'orders', 'pets', 'petstore_migration', 'petstore_migration_lock', 'petstore_release', 'rate_limits', 'usage_days', 'webhook_deliveries', 'webhook_endpoints', 'webhook_events']);
       expect((await sql`select name from petstore.pets`.execute(service.database.db)).rows).toEqual([{ name: 'In a schema' }]);
       // The template's tables in public stay empty.
       expect((await sql`select count(*)::int as n from public.pets`.execute(service.database.db)).rows).toEqual([{ n: 0 }]);

@@ -7,6 +7,7 @@ import {
   migrateToLatest,
   operations,
   systemClock,
+  timedCalls,
   type ClosableQuota,
   type Clock,
   type Limits,
@@ -18,6 +19,7 @@ import {
   type QuotaOptions,
 } from '@petstore/core';
 import {
+  createWebhookTransport,
   openDatabase,
   openHostDatabase,
   openRedis,
@@ -25,10 +27,10 @@ import {
   type DatabaseOptions,
   type HostPool,
   type OpenDatabase,
+  unreachableDatabase,
 } from '@petstore/drivers';
 import { tracingApi } from '@petstore/core/opentelemetry';
 import type { Kysely } from 'kysely';
-import { unreachableDatabase } from './unreachable-database.js';
 
 type Redis = Awaited<ReturnType<typeof openRedis>>;
 
@@ -143,7 +145,8 @@ export interface StoreOptions {
   usage?: PetStoreOptions['usage'];
   /**
    * Webhooks (DECISIONS "Events"): whether private and `http://` targets are allowed (`allowPrivate`, for development
-   * and tests), the retry schedule, and the bounds of this instance's delivery worker.
+   * and tests), the retry schedule, and the bounds of this instance's delivery worker. Deliveries go out through
+   * `createWebhookTransport` of `@petstore/drivers` unless `transport` names another.
    */
   webhooks?: PetStoreOptions['webhooks'];
 }
@@ -232,17 +235,25 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
             : // On the embedded database, which only this process opens, the counts outlive a restart.
               createQuota({ clock, store: 'memory', ...(database.kind === 'pglite' ? { keep: { db: database.db, schema } } : {}) }, options.quota);
     await quota?.ready();
+    // On PostgreSQL each request's count waits for the database, alone or with the key's other requests: timed as
+    // the repositories are (PetStoreMetrics `databaseWait`, stage `call`).
+    const waited = options.metrics?.databaseWait ? (seconds: number) => options.metrics!.databaseWait!({ stage: 'call', seconds }) : undefined;
+    const counted = quota && storeKind === 'postgres' && waited ? timedCalls(quota, waited, ['tokenSucceeded', 'ready', 'close']) : quota;
     const store = createPetStore({
       db: database.db,
       schema,
       isUnavailable: database.isUnavailable,
       clock,
-      ...(quota ? { quota } : {}),
+      ...(counted ? { quota: counted } : {}),
       ...(options.onRequestCounted ? { onRequestCounted: options.onRequestCounted } : {}),
       metrics: options.metrics,
       tracerProvider: options.tracerProvider,
       usage: options.usage,
-      webhooks: options.webhooks,
+      // Deliveries go through the drivers' transport unless the host gives its own (a resolver of its own, say).
+      webhooks: {
+        ...options.webhooks,
+        transport: options.webhooks?.transport ?? createWebhookTransport({ allowPrivate: options.webhooks?.allowPrivate ?? false }),
+      },
     });
     for (const { key, plan, limits } of options.apiKeys ?? []) {
       await reached(store.apiKeys.ensure(key, { plan, ...(limits ? { limits } : {}) }));

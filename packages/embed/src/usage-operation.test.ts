@@ -9,6 +9,7 @@ import { createHttpHandler, openPetStore, type OpenPetStore } from './index.js';
 
 const FREE = 'usage-test-free-key-0123456789';
 const OTHER = 'usage-test-other-key-0123456789';
+const FLOOD = 'usage-test-flood-key-0123456789';
 
 const targets = [
   { name: 'the embedded database', open: async () => ({ options: { dataDir: 'memory://' }, drop: async () => {} }) },
@@ -43,6 +44,7 @@ describe.each(targets)('GET /v1/usage and pets.usage on $name', (target) => {
       apiKeys: [
         { key: FREE, plan: 'free' },
         { key: OTHER, plan: 'free' },
+        { key: FLOOD, plan: 'free' },
       ],
       quota: { banThreshold: 2 },
     });
@@ -71,11 +73,12 @@ describe.each(targets)('GET /v1/usage and pets.usage on $name', (target) => {
       today: {
         day: '2026-11-27',
         served: 1,
+        unmetered: 0,
         rateLimited: 0,
         banned: 0,
         clientErrors: 0,
         serverErrors: 0,
-        operations: [{ operationId: 'listPets', served: 1, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 }],
+        operations: [{ operationId: 'listPets', served: 1, unmetered: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 }],
       },
     });
     // SPEC's headers still on it: the plan's binding window, as it stands.
@@ -89,9 +92,10 @@ describe.each(targets)('GET /v1/usage and pets.usage on $name', (target) => {
     }
     const list = await fetch(`${root}/v1/pets`, { headers: auth(FREE) });
     expect(list.headers.get('x-ratelimit-remaining')).toBe('58');
-    // The usage calls are in the ledger, as served calls of getUsage.
+    // The usage calls are in the ledger, as unmetered calls of getUsage: never served, which is billed.
     const { today } = (await (await fetch(`${root}/v1/usage`, { headers: auth(FREE) })).json()) as Usage;
-    expect(today.operations).toContainEqual(expect.objectContaining({ operationId: 'getUsage', served: 100 }));
+    expect(today.operations).toContainEqual(expect.objectContaining({ operationId: 'getUsage', served: 0, unmetered: 100 }));
+    expect(today).toMatchObject({ served: 2, unmetered: 100 });
     expect(today.operations).toContainEqual(expect.objectContaining({ operationId: 'listPets', served: 2 }));
   });
 
@@ -106,6 +110,19 @@ describe.each(targets)('GET /v1/usage and pets.usage on $name', (target) => {
     const list = await fetch(`${root}/v1/pets`, { headers: auth(FREE) });
     expect(list.status).toBe(200);
     expect(list.headers.get('x-ratelimit-remaining')).toBe('57');
+  });
+
+  it('bans a key that goes on past its own limit, as past the plan\'s windows (threshold 2)', async () => {
+    const context = { apiKey: FLOOD, clientAddress: '192.0.2.40' };
+    const codes: string[] = [];
+    for (let i = 0; i < 124; i++) {
+      codes.push(await service.store.getUsage({}, context).then(() => 'ok', (error: { code: string }) => error.code));
+    }
+    expect(codes).toEqual([...Array(120).fill('ok'), 'rate_limited', 'rate_limited', 'api_key_banned', 'api_key_banned']);
+    const list = await fetch(`${root}/v1/pets`, { headers: auth(FLOOD) });
+    expect(list.status).toBe(429);
+    expect(((await list.json()) as { code: string }).code).toBe('api_key_banned');
+    expect(Number(list.headers.get('retry-after'))).toBeGreaterThan(60);
   });
 
   it('gives callers without a valid key and banned callers their usual answers', async () => {
@@ -129,7 +146,7 @@ describe.each(targets)('GET /v1/usage and pets.usage on $name', (target) => {
     const usage = await client.pets.usage.query({});
     expect(usage.plan).toBe('free');
     expect(usage.windows[0]).toEqual({ name: 'minute', limit: 60, remaining: 60, reset: Date.parse('2026-11-27T12:02:00Z') / 1000 });
-    expect(usage.today.served).toBeGreaterThan(100);
+    expect(usage.today.unmetered).toBeGreaterThan(100);
     const anonymous = createTRPCClient<AppRouter>({ links: [httpLink({ url: `${root}/trpc` })] });
     const failure = await anonymous.pets.usage.query({}).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TRPCClientError);
@@ -140,8 +157,9 @@ describe.each(targets)('GET /v1/usage and pets.usage on $name', (target) => {
     const { data } = await service.store.getUsage({}, { apiKey: FREE });
     expect(data.plan).toBe('free');
     const rows = await service.store.usage({ from: '2026-11-27', to: '2026-11-27' });
-    const served = rows.filter((row) => row.operationId === 'getUsage').reduce((sum, row) => sum + row.served, 0);
-    expect(served).toBeGreaterThan(100);
+    const ofUsage = rows.filter((row) => row.operationId === 'getUsage');
+    expect(ofUsage.reduce((sum, row) => sum + row.unmetered, 0)).toBeGreaterThan(100);
+    expect(ofUsage.reduce((sum, row) => sum + row.served, 0)).toBe(0);
     expect(rows.every((row) => row.keyId !== undefined)).toBe(true);
   });
 });

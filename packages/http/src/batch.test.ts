@@ -18,7 +18,7 @@ describe.each(testDatabases)('a batch of calls on its way into the core, on $nam
   };
   const runAll = (context: { apiKey?: string; clientAddress: string }, calls: ReturnType<typeof create>[]) => {
     const batch = createBatch(store, context);
-    return Promise.allSettled(calls.map((call, index) => batch.call(index, call.readInput, (read) => store.call('createPet', read, context))));
+    return Promise.allSettled(calls.map((call, index) => batch.call(index, 'createPet', call.readInput, (read) => store.call('createPet', read, context))));
   };
   const enterprise = async (perMinute: number) =>
     (await store.apiKeys.create({ plan: 'enterprise', limits: { perMinute, perDay: 1_000 } })).key;
@@ -44,7 +44,7 @@ describe.each(testDatabases)('a batch of calls on its way into the core, on $nam
     const admission = await refusal(batch.admitted);
     expect(admission.code).toBe('missing_api_key');
     expect(admission.meta.rateLimit?.[0]).toMatchObject({ name: 'address', remaining: 59 });
-    const settled = await Promise.allSettled(calls.map((call, index) => batch.call(index, call.readInput, (read) => store.call('createPet', read, { clientAddress }))));
+    const settled = await Promise.allSettled(calls.map((call, index) => batch.call(index, 'createPet', call.readInput, (read) => store.call('createPet', read, { clientAddress }))));
     expect(settled.map((result) => result.status === 'rejected' && result.reason)).toEqual([admission, admission, admission]);
     expect(calls.map((call) => call.read)).toEqual([false, false, false]);
     expect(counted).toHaveLength(1);
@@ -94,10 +94,27 @@ describe.each(testDatabases)('a batch of calls on its way into the core, on $nam
     const apiKey = await enterprise(100);
     const batch = createBatch(store, { apiKey, clientAddress });
     const [missing, created] = await Promise.allSettled([
-      batch.call(0, () => ({ petId: 2 ** 40 }), (read) => store.call('getPet', read, { apiKey, clientAddress })),
-      batch.call(1, create('after-404').readInput, (read) => store.call('createPet', read, { apiKey, clientAddress })),
+      batch.call(0, 'getPet', () => ({ petId: 2 ** 40 }), (read) => store.call('getPet', read, { apiKey, clientAddress })),
+      batch.call(1, 'createPet', create('after-404').readInput, (read) => store.call('createPet', read, { apiKey, clientAddress })),
     ]);
     expect(missing.status === 'rejected' && (missing.reason as PetStoreError).code).toBe('not_found');
     expect(created.status).toBe('fulfilled');
+  });
+
+  it('keeps the calls refused along with a 429 in the usage ledger under the operations they named', async () => {
+    const { key: apiKey, record } = await store.apiKeys.create({ plan: 'enterprise', limits: { perMinute: 1, perDay: 1_000 } });
+    const context = { apiKey, clientAddress };
+    const batch = createBatch(store, context);
+    const list = () => ({ limit: 5 });
+    await Promise.allSettled([
+      batch.call(0, 'createPet', create('first').readInput, (read) => store.call('createPet', read, context)),
+      batch.call(1, 'createPet', create('second').readInput, (read) => store.call('createPet', read, context)),
+      batch.call(2, 'listPets', list, (read) => store.call('listPets', read, context)),
+      batch.call(3, 'createPet', create('fourth').readInput, (read) => store.call('createPet', read, context)),
+      batch.call(4, 'listPets', list, (read) => store.call('listPets', read, context)),
+    ]);
+    const rows = await store.usage({ keyId: record.id });
+    const byOperation = Object.fromEntries(rows.map((row) => [row.operationId, { served: row.served, rateLimited: row.rateLimited }]));
+    expect(byOperation).toEqual({ createPet: { served: 1, rateLimited: 2 }, listPets: { served: 0, rateLimited: 2 } });
   });
 });

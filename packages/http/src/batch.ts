@@ -4,6 +4,7 @@ import {
   type Admitted,
   type CallContext,
   type InputReader,
+  type OperationId,
   type Outcome,
   type PetStore,
   type RateLimitWindow,
@@ -15,10 +16,15 @@ export interface Batch {
   /** Settles once the batch is admitted as one request (`store.admitBatch`); rejects with its one refusal. */
   readonly admitted: Promise<void>;
   /**
-   * Runs call `index` of the batch: `run` calls the core (`store.call`, traced or not) with the input reader it is
-   * given. Rejects with the batch's refusal if it was not admitted.
+   * Runs call `index` of the batch, of operation `operationId`: `run` calls the core (`store.call`, traced or not) with
+   * the input reader it is given. Rejects with the batch's refusal if it was not admitted.
    */
-  call(index: number, readInput: InputReader, run: (readInput: InputReader) => Promise<Outcome<unknown>>): Promise<Outcome<unknown>>;
+  call(
+    index: number,
+    operationId: OperationId,
+    readInput: InputReader,
+    run: (readInput: InputReader) => Promise<Outcome<unknown>>,
+  ): Promise<Outcome<unknown>>;
 }
 
 const isRateLimit = (error: unknown): error is PetStoreError => error instanceof PetStoreError && error.status === 429;
@@ -36,11 +42,11 @@ const roomIn = (windows: readonly RateLimitWindow[] | undefined) => windows?.[0]
  * once, counted once against the address. Its calls then enter the core as the key's windows have room: the first
  * call alone, and once it is counted, as many of the others together as its windows have room left; the next call
  * after those waits for them to be counted, and so on. A call that waits for one that was refused with 429 is refused
- * with 429 without running; those are counted together (`store.meter(context, n, { refusedWith })`), and count
+ * with 429 without running; those are counted together by operation (`store.meter(context, n, { refusedWith, operationId })`), and count
  * toward no ban: one batch is one request, so 100 calls on a free key answer 60 and 40 429s and never ban it.
  * Calls that enter together keep their order: once one is refused with 429, the ones after it are refused without
  * reading their input (see `createBatchGate`).
- * @example const batch = createBatch(store, ctx); await batch.admitted; await batch.call(0, readInput, (read) => store.call('listPets', read, ctx))
+ * @example const batch = createBatch(store, ctx); await batch.admitted; await batch.call(0, 'listPets', readInput, (read) => store.call('listPets', read, ctx))
  */
 export function createBatch(store: PetStore, context: CallContext): Batch {
   const admitted = store.admitBatch(context);
@@ -52,24 +58,30 @@ export function createBatch(store: PetStore, context: CallContext): Batch {
   let room = 0;
   // The calls that entered together since then, each settled once counted (admitted or refused).
   let entered: Promise<void>[] = [];
-  // The calls refused after a 429 in this turn of the event loop, counted together once it ends.
-  let refusals: { requests: number; counted: Promise<PetStoreError> } | undefined;
+  // The calls refused after a 429 in this turn of the event loop, by operation, counted together once it ends.
+  let refusals: Map<OperationId, { requests: number; counted: Promise<PetStoreError> }> | undefined;
 
-  function refuse(cause: PetStoreError): Promise<PetStoreError> {
+  function refuse(cause: PetStoreError, operationId: OperationId): Promise<PetStoreError> {
     if (!refusals) {
-      const pending = { requests: 0 } as { requests: number; counted: Promise<PetStoreError> };
-      pending.counted = Promise.resolve().then(() => {
-        refusals = undefined;
-        return store.meter(context, pending.requests, { refusedWith: cause }).then(
+      const turn = (refusals = new Map());
+      queueMicrotask(() => {
+        if (refusals === turn) refusals = undefined;
+      });
+    }
+    let pending = refusals.get(operationId);
+    if (!pending) {
+      const counting = { requests: 0 } as { requests: number; counted: Promise<PetStoreError> };
+      counting.counted = Promise.resolve().then(() =>
+        store.meter(context, counting.requests, { refusedWith: cause, operationId }).then(
           // Refused as the call they waited for was, with its windows: nothing was counted since.
           (meta) => new PetStoreError(cause.code, cause.message, { meta: { ...cause.meta, ...meta, retryAfter: cause.meta.retryAfter ?? 1 } }),
           (error: unknown) => toPetStoreError(error),
-        );
-      });
-      refusals = pending;
+        ),
+      );
+      refusals.set(operationId, (pending = counting));
     }
-    refusals.requests++;
-    return refusals.counted;
+    pending.requests++;
+    return pending.counted;
   }
 
   /**
@@ -103,13 +115,13 @@ export function createBatch(store: PetStore, context: CallContext): Batch {
 
   return {
     admitted,
-    async call(index, readInput, run) {
+    async call(index, operationId, readInput, run) {
       await admitted;
       for (;;) {
         if (verdict === undefined) return alone(readInput, run);
         const waitingFor = verdict;
         const { refusal } = await waitingFor;
-        if (refusal) throw await refuse(refusal);
+        if (refusal) throw await refuse(refusal, operationId);
         if (room > 0) {
           room--;
           let counted!: () => void;

@@ -9,6 +9,7 @@ import { responseHeaders } from './response-headers.js';
 import { errorResponse } from './respond.js';
 import type { StandardRequest, StandardResponse } from './standard.js';
 import type { OutageLog } from './telemetry/outage-log.js';
+import { knownMethod } from './telemetry/known-method.js';
 import { requestLine, type RequestLogger } from './telemetry/request-line.js';
 import { createServerTracing, type RequestTrace } from './telemetry/server-span.js';
 import { createTrustRanks } from './trust-rank.js';
@@ -134,7 +135,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
           ? tracing!.run(inside, () => store.call(one.operationId, readInput, context))
           : store.call(one.operationId, readInput, context);
       };
-      return batch ? batch.call(index, one.readInput, enter) : enter(one.readInput);
+      return batch ? batch.call(index, one.operationId, one.readInput, enter) : enter(one.readInput);
     };
     const settle = (outcome: Promise<Outcome<unknown>>): Promise<CallResult> =>
       outcome.then(
@@ -206,7 +207,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
     const handedOver: Batch = {
       admitted: batch.admitted,
-      call: (index, readInput, runCall) => (index === 0 ? firstOutcome : batch.call(index, readInput, runCall)),
+      call: (index, operationId, readInput, runCall) => (index === 0 ? firstOutcome : batch.call(index, operationId, readInput, runCall)),
     };
     const meta = first.ok ? first.outcome.meta : first.error.meta;
     // A stream's headers go before its calls end: they carry the rate limit as of its first call.
@@ -292,7 +293,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     const ids = t ? tracing!.end(t, request, ctx, status) : undefined;
     const ms = performance.now() - started;
     if (requestServed) {
-      const served = { method: ctx.method, route: ctx.route, status, seconds: ms / 1000 };
+      const served = { method: knownMethod(ctx.method), route: ctx.route, status, seconds: ms / 1000 };
       requestServed(status === 503 && ctx.unavailable ? { ...served, reason: ctx.unavailable } : served);
     }
     if (!logRequest) return;

@@ -45,11 +45,11 @@ describe.each(testDatabases)('the OpenAPI document and the docs on $name', (data
   });
   afterAll(() => api.close());
 
-  it('serves the OpenAPI document without a key, with the configured servers whatever Host is asked', async () => {
+  it('serves the OpenAPI document without a key, counted, with the configured servers whatever Host is asked', async () => {
     const first = await fetch(`${api.base}/openapi.json`);
     expect(first.status).toBe(200);
     expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    expect(first.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(first.headers.get('x-ratelimit-limit')).toBe('60');
     expect(await first.json()).toEqual(document);
     const port = new URL(api.base).port;
     for (const host of ['evil.example.net', 'other.test:8080']) {
@@ -182,6 +182,30 @@ describe.each(testDatabases)('the OpenAPI document and the docs on $name', (data
     expect((await get('redoc.standalone.js', {})).headers['cache-control']).toBe('public, max-age=86400');
   });
 
+  it('sends the OpenAPI document compressed as the client accepts, with an ETag, and 304 for the one the client has', async () => {
+    const port = new URL(api.base).port;
+    const get = (headers: Record<string, string>) => rawGetBytes(port, '/v1/openapi.json', headers);
+    const identity = await get({});
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(identity.body.toString('utf8'))).toEqual(document);
+    const br = await get({ 'accept-encoding': 'gzip, deflate, br' });
+    expect(br.headers).toMatchObject({ 'content-encoding': 'br', 'cache-control': 'no-cache', vary: 'Accept-Encoding', 'content-type': 'application/json; charset=utf-8' });
+    expect(brotliDecompressSync(br.body).equals(identity.body)).toBe(true);
+    const gzip = await get({ 'accept-encoding': 'gzip' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzip.body).equals(identity.body)).toBe(true);
+    console.log(`openapi.json: ${identity.body.length} bytes, gzip ${gzip.body.length}, br ${br.body.length}`);
+    expect(br.body.length).toBeLessThan(identity.body.length / 5);
+    const etag = String(identity.headers['etag']);
+    expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]{16}"$/);
+    expect([br.headers['etag'], gzip.headers['etag']]).toEqual([etag, etag]);
+    const revalidated = await get({ 'accept-encoding': 'br', 'if-none-match': etag });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.body.length).toBe(0);
+    expect(revalidated.headers['etag']).toBe(etag);
+    expect((await get({ 'if-none-match': 'W/"something-else"' })).status).toBe(200);
+  });
+
   it('answers 404 for the document and the docs when docs are turned off', async () => {
     const bare = await startRestServer(database, { handler: { docs: false } });
     try {
@@ -224,5 +248,17 @@ describe.each(testDatabases)('the docs counted against the address on $name', (d
     expect((await fetch(`${api.base}/docs/`, { headers: { authorization: 'Bearer pk_wrong' } })).status).toBe(429);
     api.clock.at += 60_000;
     expect((await fetch(`${api.base}/docs/redoc.standalone.js`, { method: 'HEAD' })).status).toBe(200);
+  });
+
+  it('counts the OpenAPI document against the address as it counts the docs: refused with the address 429 over the limit', async () => {
+    api.clock.at += 60_000;
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await fetch(`${api.base}/openapi.json`)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
+    const refused = await fetch(`${api.base}/openapi.json`, { headers: { 'if-none-match': '*' } });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { code: string }).code).toBe('rate_limited');
+    // With the key of a client of the API, it is the key's request.
+    expect((await fetch(`${api.base}/openapi.json`, { headers: api.auth })).status).toBe(200);
   });
 });

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { PetStoreError, type ResponseMeta } from '@petstore/core';
-import { errorResponse, resourceResponse, responseHeaders, type RequestContext, type StandardRequest, type StandardResponse } from '@petstore/http';
+import { resourceResponse } from '@petstore/http';
 import type { OpenApiDocumentCache } from './openapi/openapi-endpoint.js';
 import type { RestResource } from './rest-resource.js';
 import type { RouteDefinition } from './router.js';
+import { etagOf, metered, serveAsset, type Asset, type ResourceMeter } from './served-asset.js';
 
 /** Redoc's standalone bundle, copied into dist/docs-assets at build time (scripts/copy-docs-assets.mjs). */
 const ASSETS_DIR = new URL('../dist/docs-assets/', import.meta.url);
@@ -20,27 +19,12 @@ const HASHED_CACHE = 'public, max-age=31536000, immutable';
 const REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 const EMPTY_IMAGE = 'data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==';
 
-/**
- * Counts a request for the docs against the caller, as any request without a key is counted (its address's minute;
- * a valid key's own windows when it sends one): answers its rate-limit headers, or throws the 429.
- */
-export type DocsMeter = (ctx: RequestContext) => Promise<ResponseMeta>;
-
-/** A file as served: its bytes, compressed once at build time where that pays, and its validator. */
-interface Asset {
-  identity: Buffer;
-  gzip: Buffer | undefined;
-  br: Buffer | undefined;
-  /** Weak: the compressed forms are the same content. */
-  etag: string;
-}
-
 const readIfThere = (file: string) => readFile(new URL(file, ASSETS_DIR)).catch(() => undefined);
 
 async function loadAsset(file: string): Promise<Asset> {
   const identity = Buffer.from((await readFile(new URL(file, ASSETS_DIR), 'utf8')).replaceAll(REMOTE_LOGO, EMPTY_IMAGE));
   const [gzip, br] = await Promise.all([readIfThere(`${file}.gz`), readIfThere(`${file}.br`)]);
-  return { identity, gzip, br, etag: `W/"${createHash('sha256').update(identity).digest('base64url').slice(0, 16)}"` };
+  return { identity, gzip, br, etag: etagOf(identity) };
 }
 
 /** The bundle's content hash, from the manifest the build writes; undefined before a build that writes one. */
@@ -52,38 +36,6 @@ function bundleHash(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The codings a client accepts, by `Accept-Encoding` (a q of 0 refuses one); identity is always acceptable here. */
-function accepted(header: string | undefined): Set<string> {
-  const codings = new Set<string>();
-  for (const part of (header ?? '').split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((param) => /^\s*q\s*=\s*([0-9.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
-    if (name && (q === undefined || Number(q) > 0)) codings.add(name);
-  }
-  return codings;
-}
-
-/** Whether `If-None-Match` names the asset (weak comparison, as RFC 9110 says for it). */
-function notModified(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  const bare = etag.replace(/^W\//, '');
-  return header.split(',').some((tag) => {
-    const trimmed = tag.trim();
-    return trimmed === '*' || trimmed.replace(/^W\//, '') === bare;
-  });
-}
-
-/** The asset in the best coding the client takes (brotli, then gzip), or 304 when it has it already. */
-function serveAsset(request: StandardRequest, asset: Asset, contentType: string, cacheControl: string): StandardResponse {
-  const headers: Record<string, string> = { 'cache-control': cacheControl, etag: asset.etag, vary: 'Accept-Encoding' };
-  if (notModified(request.header('if-none-match'), asset.etag)) return { status: 304, headers, body: undefined };
-  const codings = accepted(request.header('accept-encoding'));
-  let body = asset.identity;
-  if (asset.br && codings.has('br')) [body, headers['content-encoding']] = [asset.br, 'br'];
-  else if (asset.gzip && (codings.has('gzip') || codings.has('x-gzip'))) [body, headers['content-encoding']] = [asset.gzip, 'gzip'];
-  return resourceResponse(contentType, body, headers);
 }
 
 const page = (bundle: string) =>
@@ -133,7 +85,7 @@ function contentSecurityPolicy(connect: readonly string[]): string {
  * cached as immutable.
  * @example createRouter([...operationRoutes, ...docsRoutes(cache, (ctx) => store.meter(ctx))])
  */
-export function docsRoutes(document: OpenApiDocumentCache, meter?: DocsMeter): RouteDefinition<RestResource>[] {
+export function docsRoutes(document: OpenApiDocumentCache, meter?: ResourceMeter): RouteDefinition<RestResource>[] {
   const hash = bundleHash();
   const hashedName = hash === undefined ? undefined : `redoc.standalone.${hash}.js`;
   const PAGE = page(hashedName ?? BUNDLE);
@@ -148,23 +100,6 @@ export function docsRoutes(document: OpenApiDocumentCache, meter?: DocsMeter): R
     }
     return pending;
   };
-  const counted =
-    (serve: RestResource): RestResource =>
-    async (request, ctx) => {
-      let meta: ResponseMeta = {};
-      if (meter) {
-        try {
-          meta = await meter(ctx);
-        } catch (error) {
-          if (error instanceof PetStoreError && error.meta.keyId !== undefined) ctx.keyId = error.meta.keyId;
-          return errorResponse(error);
-        }
-        if (meta.keyId !== undefined) ctx.keyId = meta.keyId;
-      }
-      const response = await serve(request, ctx);
-      Object.assign(response.headers, responseHeaders(meta));
-      return response;
-    };
   const pageEndpoint: RestResource = (request) =>
     resourceResponse('text/html; charset=utf-8', PAGE, {
       'cache-control': 'no-cache',
@@ -185,5 +120,5 @@ export function docsRoutes(document: OpenApiDocumentCache, meter?: DocsMeter): R
     { method: 'GET', path: `/docs/${LICENSE}`, endpoint: file(LICENSE, 'text/plain; charset=utf-8', ASSET_CACHE) },
     ...(hashedName === undefined ? [] : [{ method: 'GET', path: `/docs/${hashedName}`, endpoint: file(BUNDLE, JAVASCRIPT, HASHED_CACHE) }]),
   ];
-  return routes.map((route) => ({ ...route, endpoint: counted(route.endpoint) }));
+  return routes.map((route) => ({ ...route, endpoint: metered(route.endpoint, meter) }));
 }

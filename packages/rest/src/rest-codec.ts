@@ -20,6 +20,7 @@ import { bodyWithPath } from './path-fields.js';
 import { createOpenApiDocument } from './openapi/create-openapi-document.js';
 import type { OpenApiContact } from './openapi/document-types.js';
 import { cacheOpenApiDocument, openApiResource } from './openapi/openapi-endpoint.js';
+import { metered } from './served-asset.js';
 import type { RestResource } from './rest-resource.js';
 import { createRouter, type RouteDefinition } from './router.js';
 
@@ -36,7 +37,7 @@ export interface RestCodecOptions {
   /** The operator's contact, named by the OpenAPI document (`info.contact`); absent by default. */
   contact?: OpenApiContact | undefined;
   /**
-   * The store the docs are counted with (`meter`): a request for the docs page or its assets counts against the
+   * The store the docs are counted with (`meter`): a request for `openapi.json`, the docs page or its assets counts against the
    * client's address as any request without a key does, and is refused with its 429 over the limit. Unset: not counted.
    */
   store?: Pick<PetStore, 'meter'> | undefined;
@@ -116,9 +117,9 @@ export function createRestCodec(options: RestCodecOptions): Codec<Plan> {
   if (options.docs !== false) {
     const document = cacheOpenApiDocument((document) => createOpenApiDocument({ ...document, contact: options.contact }), (request) => options.edge.servers(request, apiBase));
     const resource = (path: string, serve: RestResource): Route => ({ kind: 'resource', label: `${apiBase}${path}`, serve });
-    routes.push({ method: 'GET', path: '/openapi.json', endpoint: resource('/openapi.json', openApiResource(document)) });
     // As any request: against a valid key (the address rule applied first), else against the address; never refused for want of a key.
     const meter = options.store && ((ctx: RequestContext) => options.store!.meter(ctx, 1, { answered: 'served' }));
+    routes.push({ method: 'GET', path: '/openapi.json', endpoint: resource('/openapi.json', metered(openApiResource(document), meter)) });
     for (const docs of docsRoutes(document, meter)) routes.push({ ...docs, endpoint: resource('/docs', docs.endpoint) });
   }
   const router = createRouter(routes);
@@ -150,10 +151,12 @@ export function createRestCodec(options: RestCodecOptions): Codec<Plan> {
       const { data, meta } = result!.outcome;
       const links: Links = {};
       let location: string | undefined;
-      if (meta.deprecation || meta.nextCursor !== undefined || route.createdPath !== undefined) {
+      // A 304 carries no page link: it is metadata of the answer the client holds already (RFC 9110 15.4.5).
+      const nextCursor = meta.notModified ? undefined : meta.nextCursor;
+      if (meta.deprecation || nextCursor !== undefined || route.createdPath !== undefined) {
         const baseUrl = ctx.linkBase(apiBase);
         links.baseUrl = baseUrl;
-        if (meta.nextCursor !== undefined) links.nextUrl = nextPageUrl(baseUrl, route.op.path, query ?? {}, meta.nextCursor);
+        if (nextCursor !== undefined) links.nextUrl = nextPageUrl(baseUrl, route.op.path, query ?? {}, nextCursor);
         if (route.createdPath !== undefined) location = `${baseUrl}${route.createdPath}${(data as { id: number }).id}`;
       }
       const headers = responseHeaders(meta, links);

@@ -16,7 +16,7 @@ export { operationRoutes, type OperationRoute } from './operation-routes.js';
 export { outputOf, type Output } from './output-of.js';
 
 /** The drivers, for tests that open a database of their own. */
-export { openDatabase, type OpenDatabase } from '@petstore/drivers';
+export { createWebhookTransport, openDatabase, type OpenDatabase } from '@petstore/drivers';
 
 /** A database a test can run on: PGlite always, PostgreSQL when `DATABASE_URL` is set. */
 export interface TestDatabase {

@@ -133,7 +133,7 @@ export function createPetsRouter<TContext extends object, TMeta extends object, 
     if (!entry) inFlight.set(request, (entry = { batch: options.batch?.(ctx) ?? createBatch(store, caller), calls: 0 }));
     entry.calls++;
     try {
-      return await entry.batch.call(batchIndex, readInput, (read) => store.call(operationId, read, caller));
+      return await entry.batch.call(batchIndex, operationId, readInput, (read) => store.call(operationId, read, caller));
     } finally {
       if (--entry.calls === 0) inFlight.delete(request);
     }

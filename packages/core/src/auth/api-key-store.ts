@@ -1,7 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import { systemClock, type Clock } from '../clock.js';
 import type { Database } from '../storage/database.js';
+import { shownText } from '../domain/visible-text.js';
 import { CONFIGURED_API_KEY_RULE, generateApiKey, hashApiKey, isWellFormedApiKey } from './api-key-format.js';
+import { labelProblem } from './key-label.js';
 import { PLAN_NAMES, plans, type Limits, type PlanName } from './plans.js';
 import { MAX_GRACE_MS } from './rotation-grace.js';
 import { schemaName, storeDatabase, type StoreSchema } from '../storage/schema.js';
@@ -39,6 +41,7 @@ export interface ApiKeyStore {
   /** Makes a new key; the returned `key` is the only time the secret is seen. `expiresAt` must lie ahead. */
   create(options: {
     plan: PlanName;
+    /** A name for the key: 1 to 100 characters that show as written (`labelProblem`); a RangeError otherwise. */
     label?: string | null;
     limits?: Limits;
     expiresAt?: Date | null;
@@ -146,6 +149,11 @@ export function createApiKeyStore(hostDb: Kysely<Database>, options: { clock?: C
   ] as const;
   const select = () => db.selectFrom('api_keys').select(COLUMNS);
 
+  function assertLabel(label: string | null) {
+    const problem = label === null ? undefined : labelProblem(label);
+    if (problem) throw new RangeError(`A key's label ${problem}, not "${shownText(label!)}".`);
+  }
+
   function assertAhead(expiresAt: Date | null | undefined) {
     if (expiresAt == null) return;
     if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= clock.now()) {
@@ -156,6 +164,7 @@ export function createApiKeyStore(hostDb: Kysely<Database>, options: { clock?: C
   return {
     async create({ plan, label = null, limits, expiresAt = null }) {
       assertPlan(plan);
+      assertLabel(label);
       if (limits) assertLimits(limits);
       assertAhead(expiresAt);
       const key = generateApiKey();
@@ -214,6 +223,7 @@ export function createApiKeyStore(hostDb: Kysely<Database>, options: { clock?: C
       });
     },
     async ensure(key, { plan, limits, label = 'configured' }) {
+      assertLabel(label);
       assertPlan(plan);
       if (limits) assertLimits(limits);
       if (!isWellFormedApiKey(key)) {

@@ -67,4 +67,28 @@ describe('the key a token last named', () => {
     expect(auth.lastKnown(key)?.id).toBe(record.id);
     expect(auth.lastKnown('never-looked-up-token-0123456789')).toBeUndefined();
   });
+
+  it('is still known while look-ups that fail overlap, each started after the one before ran out', async () => {
+    const database = await embedded.open();
+    let at = Date.parse('2026-11-26T12:00:00Z');
+    const clock: Clock = { now: () => at };
+    const keys = createApiKeyStore(database.db, { clock });
+    const auth = createAuthenticator({ keys, clock });
+    const { key, record } = await keys.create({ plan: 'pro', label: 'billed' });
+    expect((await auth.verify(key))?.id).toBe(record.id);
+    await database.close();
+    // Each look-up waits on the database that is away; the next request comes once the one before has run out.
+    const lookUps: Promise<unknown>[] = [];
+    for (let i = 0; i < 3; i++) {
+      at += 1_000;
+      lookUps.push(auth.verify(key).catch((error: unknown) => error));
+      expect(auth.lastKnown(key)?.id).toBe(record.id);
+    }
+    await Promise.all(lookUps);
+    expect(auth.lastKnown(key)?.id).toBe(record.id);
+    // And after them, a request that fails again still finds it.
+    at += 1_000;
+    await expect(auth.verify(key)).rejects.toThrow();
+    expect(auth.lastKnown(key)?.id).toBe(record.id);
+  });
 });

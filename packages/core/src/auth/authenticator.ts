@@ -41,7 +41,15 @@ interface CacheEntry {
   at: number;
   found: Promise<Found>;
   settled?: Found;
+  /** The look-up failed: the next request looks up again. */
+  failed?: boolean;
+  /** The key of the latest look-up that succeeded before this one, for `lastKnown` while this one is pending or failed. */
+  known?: ApiKeyRecord | undefined;
 }
+
+/** The key an entry knows: its own answer once settled, else the one it took over from the entry before it. */
+const knownIn = (entry: CacheEntry | undefined) =>
+  entry?.settled ? (entry.settled.status === 'found' ? entry.settled.key : undefined) : entry?.known;
 
 function judge(found: Found, now: number): KeyVerdict {
   if (found.status !== 'found') return found;
@@ -105,20 +113,15 @@ export function createAuthenticator(options: { keys: ApiKeyStore; clock: Clock; 
   async function explain(token: string): Promise<KeyVerdict> {
     const now = clock.now();
     let entry = cache.get(token);
-    if (!entry || now - entry.at >= cacheMs) {
+    if (!entry || entry.failed || now - entry.at >= cacheMs) {
       if (!isWellFormedApiKey(token)) return MALFORMED;
       if (cache.size >= MAX_ENTRIES) cache.clear();
-      const previous = entry;
-      const fresh: CacheEntry = { at: now, found: lookUp(token) };
+      // What was known before stays known (`lastKnown`) however many look-ups overlap or fail after it.
+      const fresh: CacheEntry = { at: now, found: lookUp(token), known: knownIn(entry) };
       fresh.found.then(
         (found) => (fresh.settled = found),
-        () => {
-          // A failed look-up is not remembered: the next request looks up again. What was known before stays known,
-          // for `lastKnown`.
-          if (cache.get(token) !== fresh) return;
-          if (previous?.settled) cache.set(token, previous);
-          else cache.delete(token);
-        },
+        // A failed look-up is not remembered as an answer: the next request looks up again.
+        () => (fresh.failed = true),
       );
       cache.set(token, (entry = fresh));
     }
@@ -133,9 +136,6 @@ export function createAuthenticator(options: { keys: ApiKeyStore; clock: Clock; 
       return verdict.key;
     },
     explain,
-    lastKnown(token) {
-      const found = cache.get(token)?.settled;
-      return found?.status === 'found' ? found.key : undefined;
-    },
+    lastKnown: (token) => knownIn(cache.get(token)),
   };
 }

@@ -1,25 +1,14 @@
 import { z } from 'zod';
+import { textProblem } from './visible-text.js';
 
 /** The largest integer JSON clients read exactly (2^53-1): the bound of every id. */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
-
-/**
- * Unicode controls (Cc, U+0085 included), the line and paragraph separators (Zl, Zp) and the format characters (Cf:
- * bidirectional controls such as U+202E, U+FEFF, U+200B): each can hide, reorder or break what a client displays. But
- * for the three that written languages and emoji need: U+200C ZERO WIDTH NON-JOINER (Persian, Hindi), U+200D ZERO
- * WIDTH JOINER ("🐈‍⬛") and the tag characters U+E0020-U+E007F (subdivision flags).
- */
-const HIDING = /[\p{Cc}\p{Zl}\p{Zp}]|(?!\u200C|\u200D|[\u{E0020}-\u{E007F}])\p{Cf}/u;
 
 /** The rule of a name in words, for the OpenAPI document (a `pattern` has no flag for Unicode properties). */
 const NAME_RULE =
   "The animal's name: 1 to 255 characters, at least one of them visible; no control characters (Unicode Cc), line " +
   'or paragraph separators (Zl, Zp) or format characters (Cf: bidirectional controls, U+FEFF, U+200B), except ' +
   'U+200C ZERO WIDTH NON-JOINER, U+200D ZERO WIDTH JOINER and the tag characters U+E0020-U+E007F. Stored exactly as sent.';
-/** A UTF-16 surrogate that is not half of a pair: with the `u` flag, pairs are one code point and never match. */
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-/** A character that shows: not white space, not of category Other (C), not default-ignorable (U+3164 HANGUL FILLER). */
-const VISIBLE = /[^\p{White_Space}\p{C}\p{Default_Ignorable_Code_Point}]/u;
 
 /** Availability status of an animal. */
 export const PetStatus = z.enum(['available', 'pending', 'sold']).meta({
@@ -53,16 +42,7 @@ const id = (description: string) => integer(1, MAX_ID).meta({ description, forma
  */
 export const idField = id;
 
-function nameProblem(value: string): string | undefined {
-  const length = [...value].length;
-  if (length < 1 || length > 255) return 'must be 1 to 255 characters long';
-  if (LONE_SURROGATE.test(value)) return 'must be well-formed Unicode (no lone surrogates)';
-  if (HIDING.test(value)) {
-    return 'must not contain control or format characters (Unicode Cc, Cf, Zl, Zp) but U+200C, U+200D and tag characters';
-  }
-  if (!VISIBLE.test(value)) return 'must contain a visible character';
-  return undefined;
-}
+const nameProblem = (value: string) => textProblem(value, 255);
 
 const name = z
   .string()

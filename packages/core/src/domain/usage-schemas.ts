@@ -9,7 +9,8 @@ const count = (description: string) => z.int().min(0).meta({ description, format
 /** Requests of one day by how they ended. */
 export const UsageCounts = z
   .strictObject({
-    served: count('Requests answered with success (2xx).'),
+    served: count('Requests answered with success (2xx), counted against the plan.'),
+    unmetered: count('Requests answered with success that count against no window of the plan (`getUsage`).'),
     rateLimited: count('Requests refused with 429 `rate_limited`.'),
     banned: count('Requests refused with 429 `api_key_banned`.'),
     clientErrors: count('Requests answered with another 4xx.'),

@@ -10,7 +10,7 @@ export const redeliverWebhook = defineOperation({
   path: '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
   summary: 'Redeliver an event',
   description:
-    'Sends the event of a delivery again to its endpoint, as a new delivery due at once (202 with it): the same body and `webhook-id`, freshly signed. Retried on failure as any delivery. A delivery of an endpoint not the caller\'s, or one pruned after 30 days, is 404.',
+    'Sends the event of a delivery again to its endpoint, as a new delivery due at once, answered 202 with it: the same body and `webhook-id`, freshly signed. Retried on failure as any delivery. A delivery of an endpoint not the caller\'s, or one pruned after 30 days, is 404.',
   tags: ['webhooks'],
   input: RedeliverInput,
   output: WebhookDelivery,

@@ -111,6 +111,7 @@ export function coalesced(inner: Counters): Counters {
       }
       return pending;
     },
+    ...(inner.readKnownAt ? { readKnownAt: inner.readKnownAt.bind(inner) } : {}),
     write: (key, value, seconds) => inner.write(key, value, seconds),
     clearExpired: () => inner.clearExpired(),
     close: () => inner.close(),

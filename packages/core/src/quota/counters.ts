@@ -27,6 +27,11 @@ export interface Counters {
   incrementWindows(minute: CounterKey, day: CounterKey, amount: number, perMinute: number): Promise<WindowCounts>;
   /** The value under `key`, if any. */
   read(key: string): Promise<number | undefined>;
+  /**
+   * The entries named `k:…:<address>` (the keys known at `address`), at most `max` (undefined when there are more):
+   * one round trip for them all. Only where an index serves it (the PostgreSQL store); absent elsewhere.
+   */
+  readKnownAt?(address: string, max: number): Promise<Map<string, number> | undefined>;
   /** Replaces the value under `key`; the entry lives `seconds` from now. */
   write(key: string, value: number, seconds: number): Promise<void>;
   /** Deletes expired entries now; answers how many went. */

@@ -6,6 +6,7 @@ import { schemaName } from '../storage/schema.js';
 import type { Quota } from '../service/quota.js';
 import type { RateLimitWindow } from '../service/response-meta.js';
 import { addressBucket } from './address-bucket.js';
+import { addressEntries } from './address-entries.js';
 import { banEnd, banRefusal, banValue } from './ban.js';
 import { coalesced } from './coalesced-counters.js';
 import type { Counters } from './counters.js';
@@ -44,6 +45,11 @@ export type QuotaStore =
        * minute or day: for a database only this process writes (the embedded one). Unset: a restart starts afresh.
        */
       keep?: KeptCountersOptions;
+      /**
+       * The most client addresses whose counts are held at once (each for the five minutes its entry lives); past
+       * that, the address counted first is forgotten. Default 10,000 (about 3.5 MB).
+       */
+      maxAddresses?: number;
     }
   | {
       store: 'postgres';
@@ -99,6 +105,8 @@ const RECHECK_MS = 1_000;
 // The longest address (an IPv6 address with a zone) and token (a key's longest form) whose derived names are kept.
 const MAX_KEPT_ADDRESS = 64;
 const MAX_KEPT_TOKEN = 255;
+// The client addresses a memory store holds counts of, by default (about 350 bytes each).
+const MAX_ADDRESSES = 10_000;
 // The memory store expires entries with setTimeout, which cannot wait longer than 24.8 days.
 const MAX_BAN_SECONDS = 7 * 86_400;
 
@@ -137,8 +145,9 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
   const banSeconds = wholeNumber('banSeconds', options.banSeconds ?? 900, MAX_BAN_SECONDS);
   const perAddressPerMinute = wholeNumber('perAddressPerMinute', options.perAddressPerMinute ?? 60);
   const kept = config.store === 'memory' && config.keep ? createKeptCounters(config.keep) : undefined;
+  const memory = config.store === 'memory' ? (kept ?? createMemoryCounters()) : undefined;
   const counters: Counters =
-    kept ??
+    memory ??
     (config.store === 'postgres'
       ? coalesced(
           createPostgresCounters(
@@ -150,6 +159,11 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
       : config.store === 'redis'
         ? coalesced(createRedisCounters(config.client, config.keyPrefix))
         : createMemoryCounters());
+  // In memory, every address counted holds an entry for five minutes: at most maxAddresses of them (the shared
+  // stores expire theirs in the store, not in this process).
+  const addressCounted = memory
+    ? addressEntries(wholeNumber('maxAddresses', (config.store === 'memory' ? config.maxAddresses : undefined) ?? MAX_ADDRESSES), memory.forget)
+    : undefined;
 
   // The bans this instance is writing: the requests of one key past the threshold at once (a batch's calls, a
   // burst) all read "not banned" before the first write lands, and each would write its own ban.
@@ -252,6 +266,7 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     const now = clock.now();
     const counter = addressCounter(address, now);
     const count = await counters.increment(counter, MINUTE_ENTRY_SECONDS, wholeNumber('requests', requests));
+    addressCounted?.(counter);
     remember(counter, count, now);
     return addressWindow(address, count, now);
   }
@@ -282,6 +297,14 @@ export function createQuota(config: QuotaStore, options: QuotaOptions = {}): Clo
     const now = clock.now();
     const count = await counters.increment(`o:${operationId}:${key.id}:${windowIndex(now, MINUTE_MS)}`, MINUTE_ENTRY_SECONDS);
     const window = windowState('own', perMinute, count, MINUTE_MS, now);
+    // Past its own limit and the ban threshold, the caller is banned as past the plan's windows (DECISIONS "Gaps in
+    // limits"): a free endpoint is no free flood.
+    if (count > perMinute + banThreshold) {
+      const banKey = `b:${key.id}`;
+      const ban = await readRecent(banKey, now);
+      const bannedUntil = ban !== undefined && banEnd(ban) > now ? banEnd(ban) : banEnd(await startBan(banKey, now));
+      throw banRefusal([window], bannedUntil, now);
+    }
     if (count > perMinute) {
       throw refused('rate_limited', `Rate limit exceeded: ${perMinute} calls of ${operationId} per minute.`, [window], window.resetIn);
     }

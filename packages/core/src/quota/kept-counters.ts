@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
 import { tableIn } from '../storage/schema.js';
 import { COUNTER_CEILING, countersOn, type Counters } from './counters.js';
+import type { MemoryCounters } from './memory-counters.js';
 import { RATE_LIMITS_TABLE } from './postgres-counters.js';
 
 /** Where memory counters are kept across restarts: a database only this process writes (the embedded one). */
@@ -17,7 +18,7 @@ export interface KeptCountersOptions {
 }
 
 /** Counters in memory that a restart keeps. */
-export interface KeptCounters extends Counters {
+export interface KeptCounters extends MemoryCounters {
   /** Settles once the counters kept by the last process are back in memory; calls made before wait for it. */
   ready: Promise<void>;
   /** Writes what changed since the last write. */
@@ -119,6 +120,11 @@ export function createKeptCounters(options: KeptCountersOptions): KeptCounters {
     increment,
     incrementWindows,
     read: (key) => (loaded ? inner.read(key) : ready.then(() => inner.read(key))),
+    // Its row, if written, expires in the table; read back after a restart, it is the address's count as it was.
+    forget: async (key) => {
+      changed.delete(key);
+      await limiter.delete(key);
+    },
     write: writeCounter,
     clearExpired,
     async close() {

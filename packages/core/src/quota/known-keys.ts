@@ -4,13 +4,16 @@ import type { Counters } from './counters.js';
 import { fromStoredSeconds, storedSecondsAfter } from './stored-time.js';
 import { DAY_MS } from './windows.js';
 
+/** The length of a {@link tokenDigest}. */
+const DIGEST_LENGTH = 22;
+
 /**
  * The name of a key among the known ones: a digest of its token (128 bits, apart from the key store's hash), so that
  * whether a token is known at an address is answered without looking the token up.
  * @example tokenDigest('psk_…') // 'Qm9vWWf3…' (22 characters)
  */
 export function tokenDigest(token: string): string {
-  return createHash('sha256').update('petstore known key\0').update(token).digest('base64url').slice(0, 22);
+  return createHash('sha256').update('petstore known key\0').update(token).digest('base64url').slice(0, DIGEST_LENGTH);
 }
 
 /** How long a key stays known at an address after it succeeded from there (DECISIONS "Gaps in limits"). */
@@ -27,6 +30,17 @@ const RECHECK_MS = 1_000;
 const ENTRY_SECONDS = (KNOWN_KEY_MS + REWRITE_MS) / 1000 + 3_600;
 // Pairs this instance keeps in memory; all are forgotten when there are more (they stay in the store).
 const MAX_PAIRS = 100_000;
+// Where the store reads the keys known at an address as one set: at most this many (more, and each token is looked up
+// on its own, at most once a second), for at most this many addresses at once (all forgotten when there are more).
+const MAX_KNOWN_AT_ADDRESS = 64;
+const MAX_ADDRESSES = 10_000;
+
+/** An address whose known keys were read as one set: when, whether they were all there, and the read under way. */
+interface AddressRead {
+  readAt: number;
+  whole: boolean;
+  reading: Promise<void> | undefined;
+}
 
 interface Pair {
   /** The latest success known here, in epoch ms: this instance's own exactly, the store's a minute later. */
@@ -100,11 +114,47 @@ export function createKnownKeys(counters: Counters, clock: Clock): KnownKeys {
     writing.add(write);
   }
 
+  // Where the store can answer them as one set (PostgreSQL), the keys known at each address, read at most once a
+  // second per address: a refused address's unknown tokens then cost no look-up each, however many they are.
+  const readKnownAt = counters.readKnownAt?.bind(counters);
+  let addresses = new Map<string, AddressRead>();
+
+  /** Whether every key known at `address` is in memory now (read as one set within the last second). */
+  async function wholeAt(address: string, now: number): Promise<boolean> {
+    let read = addresses.get(address);
+    if (!read || (read.reading === undefined && now - read.readAt >= RECHECK_MS)) {
+      if (!read && addresses.size >= MAX_ADDRESSES) addresses = new Map();
+      const fresh: AddressRead = { readAt: now, whole: false, reading: undefined };
+      fresh.reading = readKnownAt!(address, MAX_KNOWN_AT_ADDRESS).then(
+        (entries) => {
+          fresh.reading = undefined;
+          fresh.whole = entries !== undefined;
+          for (const [entry, stored] of entries ?? []) {
+            const pair = pairOf(entry.slice(2, 2 + DIGEST_LENGTH), address);
+            pair.readAt = now;
+            pair.seen = Math.max(pair.seen, fromStoredSeconds(stored) + REWRITE_MS);
+          }
+        },
+        (error: unknown) => {
+          if (addresses.get(address) === fresh) addresses.delete(address);
+          throw error;
+        },
+      );
+      addresses.set(address, (read = fresh));
+    }
+    if (read.reading) await read.reading;
+    return read.whole;
+  }
+
   async function has(digest: string, address: string): Promise<boolean> {
     const now = clock.now();
     const known = pairs.get(digest)?.get(address);
     if (known && now - known.seen < KNOWN_KEY_MS) return true;
     if (known && now - known.readAt < RECHECK_MS) return false;
+    if (readKnownAt && (await wholeAt(address, now))) {
+      const pair = pairs.get(digest)?.get(address);
+      return pair !== undefined && now - pair.seen < KNOWN_KEY_MS;
+    }
     const stored = await counters.read(entryOf(digest, address));
     const pair = pairOf(digest, address);
     pair.readAt = now;

@@ -42,6 +42,9 @@ function statements(table: string) {
   )
   select minute.points as minute, day.points as day from minute, day`,
     read: `select points from ${table} where key = $1::varchar and expire > $2::bigint`,
+    // The rows whose name ends in $1 (reversed, with LIKE's own characters escaped, then %), by the partial index of
+    // migration 2026-12-03-042; at most $3.
+    readKnownAt: `select key, points from ${table} where key like 'k:%' and reverse(key::text) like $1::text and expire > $2::bigint limit $3::integer`,
     write: `
   insert into ${table} values ($1::varchar, $2::integer, $3::bigint)
   on conflict (key) do update set points = excluded.points, expire = excluded.expire`,
@@ -56,7 +59,7 @@ function statements(table: string) {
  * @example const counters = createPostgresCounters(pool, 300_000)
  */
 export function createPostgresCounters(pool: PostgresPoolLike, clearExpiredEveryMs = 300_000, schema?: string): Counters {
-  const { increment, incrementWindows, read, write, clearExpired: clearExpiredText } = statements(tableText(schema, RATE_LIMITS_TABLE));
+  const { increment, incrementWindows, read, readKnownAt, write, clearExpired: clearExpiredText } = statements(tableText(schema, RATE_LIMITS_TABLE));
   const storeFailure = failureOf(undefined);
   const query = (text: string, values: unknown[]) => pool.query({ text, values }).catch(storeFailure);
   // `expire` is written from the wall clock, so expiry is judged by the wall clock too; the window a count belongs
@@ -79,6 +82,18 @@ export function createPostgresCounters(pool: PostgresPoolLike, clearExpiredEvery
     async read(key) {
       const row = (await query(read, [key, Date.now()])).rows[0] as { points: number } | undefined;
       return row ? Number(row.points) : undefined;
+    },
+    async readKnownAt(address, max) {
+      const suffix = `:${address}`;
+      const pattern = `${[...suffix].reverse().join('').replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const { rows } = await query(readKnownAt, [pattern, Date.now(), max + 1]);
+      if (rows.length > max) return undefined;
+      const known = new Map<string, number>();
+      for (const row of rows as { key: string; points: number }[]) {
+        // `k:` and a digest of 22 characters, then exactly this address.
+        if (row.key.length === 24 + suffix.length) known.set(row.key, Number(row.points));
+      }
+      return known;
     },
     async write(key, value, seconds) {
       await query(write, [key, value, Date.now() + seconds * 1000]);

@@ -1,74 +1,41 @@
 import type { Attributes, Span, SpanKind } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import { createApiKeyStore, type ApiKeyRecord, type ApiKeyStore } from '../auth/api-key-store.js';
-import { createAuthenticator, invalidApiKey } from '../auth/authenticator.js';
-import { plans } from '../auth/plans.js';
-import { quotaSubject, type Principal, type QuotaSubject } from '../auth/principal.js';
+import { createApiKeyStore, type ApiKeyStore } from '../auth/api-key-store.js';
+import { createAuthenticator } from '../auth/authenticator.js';
 import { systemClock, type Clock } from '../clock.js';
+import { errorCodes, type ErrorCode } from '../errors/error-codes.js';
 import { isDatabaseUnavailable } from '../errors/is-database-unavailable.js';
 import { PetStoreError } from '../errors/pet-store-error.js';
 import { validateWithIdempotencyKey } from '../idempotency/idempotency-key.js';
 import { createIdempotencyStore } from '../idempotency/idempotency-store.js';
 import { operations, type OperationDefinition, type OperationId } from '../operations/operations.js';
-import type { Database } from '../storage/database.js';
 import { withBatchedInserts } from '../storage/batched-inserts.js';
-import { schemaName, storeDatabase } from '../storage/schema.js';
+import type { Database } from '../storage/database.js';
+import { withGroupedOrders } from '../storage/grouped-order-changes.js';
+import { withGroupedChanges } from '../storage/grouped-pet-changes.js';
 import { createOrderRepository, type OrderRepository } from '../storage/order-repository.js';
+import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
 import { createWebhookRepository, type WebhookRepository } from '../storage/webhook-repository.js';
 import { openWebhooks, type WebhookOptions } from '../webhooks/webhooks.js';
-import { createPetRepository, type PetRepository } from '../storage/pet-repository.js';
-import { countedInto, type PetStoreMetrics } from '../telemetry/metrics.js';
+import { schemaName, storeDatabase } from '../storage/schema.js';
+import type { PetStoreMetrics } from '../telemetry/metrics.js';
 import { inTrace, openTelemetry } from '../telemetry/open-telemetry.js';
 import type { TracerProviderLike } from '../telemetry/tracer-provider.js';
+import { timedCalls } from '../telemetry/timed-calls.js';
 import { inSpan, recordFailure, storeTracer, tracedRepository } from '../telemetry/tracing.js';
-import type { Usage } from '../domain/usage-schemas.js';
-import { noneMatchFails } from '../domain/etag.js';
-import { errorCodes, type ErrorCode } from '../errors/error-codes.js';
-import { banRefusal } from '../quota/ban.js';
 import { createDeprecatedUsageLedger, type DeprecatedUsage } from '../usage/deprecated-usage.js';
-import { createUsageLedger, utcDay, type UsageOutcome, type UsageQuery, type UsageRow } from '../usage/usage-ledger.js';
+import { createUsageLedger, type UsageQuery, type UsageRow } from '../usage/usage-ledger.js';
+import { usageToday } from '../usage/usage-today.js';
+import { createAdmission, type Admission, type CountedRequest } from './admission.js';
+import type { CallContext } from './call-context.js';
+import { createCallObserver, outcomeOf } from './call-observer.js';
 import { createPageCache } from './page-cache.js';
 import { unlimitedQuota, type Quota } from './quota.js';
 import type { RateLimitWindow, ResponseMeta } from './response-meta.js';
 
-/** Who is calling. */
-export interface CallContext {
-  /** The API key (the bearer token), as sent. */
-  apiKey?: string | undefined;
-  /**
-   * A caller the host authenticated itself, counted under its own plan instead of a key (`apiKey` is then ignored).
-   * Its calls take no `Idempotency-Key` and are left out of the deprecated-usage inventory, which are per API key.
-   */
-  principal?: Principal | undefined;
-  /** The client's address, for the limit on requests without a valid key. */
-  clientAddress?: string | undefined;
-  /**
-   * The `Idempotency-Key`, as sent (1 to 255 visible ASCII characters, else 400). On `createPet` a repeat with the
-   * same key and the same validated input within 24 hours answers the first response with `meta.replayed`; another
-   * input, or a repeat while the first runs, is 409 `idempotency_key_reused`. Ignored by reads.
-   */
-  idempotencyKey?: string | undefined;
-  /**
-   * The `If-Match` of a conditional write (`updatePet`, `deletePet`), as sent: a list of ETags or `*`. When the animal
-   * is at no version it names, 412 `precondition_failed` with the current ETag in `meta.etag`, and nothing changes.
-   * @example await store.updatePet({ petId: 7, status: 'sold' }, { apiKey, ifMatch: etag })
-   */
-  ifMatch?: string | undefined;
-  /**
-   * The `If-None-Match` of a conditional read (`listPets`, `getPet`), as sent. When it matches the answer's ETag, the
-   * outcome has `meta.notModified` (REST answers 304) and is counted against no window; the key must still be valid
-   * and within its windows. A host's principal is always counted. Ignored by other operations.
-   */
-  ifNoneMatch?: string | undefined;
-}
-
-// The address a request without one is counted under.
-const addressOf = (context: CallContext) => context.clientAddress ?? 'unknown';
-
-// What a key's requests are counted against: the first key of its rotation, so a rolled key and its successor share
-// one quota and one ban (DECISIONS "Hostile clients and overload").
-const subjectOf = (key: ApiKeyRecord): QuotaSubject => ({ id: key.quotaKeyId ?? key.id, limits: key.limits });
+export type { CallContext } from './call-context.js';
+export type { CountedRequest } from './admission.js';
 
 /** The answer of an operation: its data, and what the response carries besides. */
 export interface Outcome<T> {
@@ -87,6 +54,9 @@ export interface Admitted {
   /** The windows that counted the call, the binding one first; empty without limits. */
   readonly rateLimit: readonly RateLimitWindow[];
 }
+
+/** What a call that counted nothing is told of its admission (a principal's or a key's without limits). */
+const UNCOUNTED: Admitted = Object.freeze({ rateLimit: Object.freeze([]) as readonly RateLimitWindow[] });
 
 type Operations = typeof operations;
 
@@ -135,13 +105,14 @@ export interface PetStore extends OperationMethods {
    * toward a ban (DECISIONS "Hostile clients and overload"), and the quota's store is not asked again; they are told
    * and kept in the usage ledger as refused with its code.
    * `answered` is the error the request gets (`not_found` by default; `refusedWith`'s code when given), or `served`
-   * for a resource served beside the operations (the docs), for the usage ledger.
-   * @example await store.meter(context, 40, { refusedWith: firstRefusal }) // 40 calls of a batch, refused along with its first 429
+   * for a resource served beside the operations (the docs), for the usage ledger; `operationId` the operation the
+   * requests named (refused calls of a batch), kept in the ledger under it instead of `unmatched`.
+   * @example await store.meter(context, 40, { refusedWith: firstRefusal, operationId: 'createPet' }) // 40 calls of a batch, refused along with its first 429
    */
   meter(
     context: CallContext,
     requests?: number,
-    options?: { answered?: ErrorCode | 'served'; refusedWith?: PetStoreError },
+    options?: { answered?: ErrorCode | 'served'; refusedWith?: PetStoreError; operationId?: OperationId },
   ): Promise<ResponseMeta>;
   /** Whether the database answers. */
   isHealthy(): Promise<boolean>;
@@ -161,16 +132,6 @@ export interface PetStore extends OperationMethods {
   /** The key store, for the key tool and for seeding keys. */
   readonly apiKeys: ApiKeyStore;
   readonly clock: Clock;
-}
-
-/** A request counted against a quota: by its key when valid, else by its address; `refusal` when over a limit. */
-export interface CountedRequest {
-  key: ApiKeyRecord | undefined;
-  /** The principal a host named, when the request was counted against one. */
-  principal?: Principal;
-  /** The operation called, when the request names one. */
-  operationId?: OperationId;
-  refusal?: PetStoreError;
 }
 
 /** What {@link createPetStore} is built from. */
@@ -216,38 +177,24 @@ export interface PetStoreOptions {
   webhooks?: WebhookOptions | undefined;
 }
 
-/** Who a request was counted against, once known: a valid key, or the principal a host named. */
-interface Caller {
-  key?: ApiKeyRecord;
-  principal?: Principal;
-}
-
-/** How a request ended, as the usage ledger counts it. */
-function outcomeOf(status: number, code: string): UsageOutcome {
-  if (code === 'api_key_banned') return 'banned';
-  if (status === 429) return 'rateLimited';
-  return status >= 500 ? 'serverErrors' : 'clientErrors';
-}
-
 /**
  * Builds the pet store from its collaborators; nothing is read from globals.
  * @example const store = createPetStore({ db, clock: systemClock }); await store.listPets({ limit: 5 }, { apiKey })
  */
 export function createPetStore(options: PetStoreOptions): PetStore {
-  const { clock = systemClock, quota = unlimitedQuota, listCacheMs = 1000, metrics } = options;
+  const { clock = systemClock, quota = unlimitedQuota, listCacheMs = 1000 } = options;
   const schema = schemaName(options.schema);
   const db = storeDatabase(options.db, schema);
-  const counted = metrics ? countedInto(metrics) : undefined;
-  const onRequestCounted =
-    counted && options.onRequestCounted
-      ? (request: CountedRequest) => (counted(request), options.onRequestCounted!(request))
-      : (counted ?? options.onRequestCounted);
   const isUnavailable = options.isUnavailable ?? isDatabaseUnavailable;
   const pages = createPageCache(clock, listCacheMs);
   const tracer = options.tracerProvider === false ? undefined : storeTracer(options.tracerProvider || undefined);
   const traced = (repository: PetRepository) => (tracer ? tracedRepository(repository, tracer) : repository);
-  const pets: PetRepository = traced(withBatchedInserts(createPetRepository(db, schema), db, schema));
-  const orders = createOrderRepository(db, schema);
+  // Each request's wait for its data, queued behind a grouped statement or not (PetStoreMetrics `databaseWait`).
+  const { metrics } = options;
+  const waited = metrics?.databaseWait ? (seconds: number) => metrics.databaseWait!({ stage: 'call', seconds }) : undefined;
+  const timed = <R extends object>(repository: R): R => (waited ? timedCalls(repository, waited) : repository);
+  const pets: PetRepository = timed(traced(withGroupedChanges(withBatchedInserts(createPetRepository(db, schema), db, schema), db, schema)));
+  const orders = timed(withGroupedOrders(createOrderRepository(db, schema), db, schema));
   const now = () => new Date(clock.now());
   const apiKeys = createApiKeyStore(options.db, { clock, schema });
   const authenticator = createAuthenticator({ keys: apiKeys, clock });
@@ -255,26 +202,14 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   const deprecatedUsage = createDeprecatedUsageLedger({ db, clock });
   const usage = createUsageLedger({ db, clock, ...options.usage });
   const webhooks = openWebhooks(db, schema, clock, options.webhooks);
-
-  /** Adds a request of a known caller to the usage ledger. */
-  function used(caller: Caller, operationId: string, outcome: UsageOutcome, requests = 1) {
-    const who = caller.principal ?? caller.key;
-    if (!who) return;
-    usage.record(caller.principal ? { principalId: caller.principal.id } : { keyId: caller.key!.id }, who.plan, operationId, outcome, requests);
-    for (let i = 0; i < requests; i++) metrics?.callCounted?.({ plan: who.plan, operationId, outcome });
-  }
-
-  /**
-   * The usage ledger's outcome of a failed request, counted under its caller; a server error that came before the key
-   * was verified (the database away) under the key its token named when last looked up, since that client got it.
-   */
-  function usedFailing(caller: Caller, context: CallContext, operationId: string, failed: PetStoreError, requests = 1) {
-    if (failed.status >= 500 && !caller.key && !caller.principal && context.apiKey !== undefined) {
-      const key = authenticator.lastKnown(context.apiKey);
-      if (key) caller.key = key;
-    }
-    used(caller, operationId, outcomeOf(failed.status, failed.code), requests);
-  }
+  const room = createAdmission({ quota, authenticator, clock });
+  const observer = createCallObserver({
+    usage,
+    deprecatedUsage,
+    metrics: options.metrics,
+    onRequestCounted: options.onRequestCounted,
+    lastKnown: authenticator.lastKnown,
+  });
 
   function failure(error: unknown, meta: ResponseMeta): PetStoreError {
     const failed =
@@ -287,197 +222,41 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     return failed;
   }
 
-  /** Tells `onRequestCounted` of each of `requests` requests counted together. */
-  const told = (request: CountedRequest, requests: number) => {
-    for (let i = 0; i < requests; i++) onRequestCounted?.(request);
-  };
-
-  function refused(error: unknown, key: ApiKeyRecord | undefined, operationId?: OperationId, requests = 1): never {
-    if (error instanceof PetStoreError && error.status === 429) told({ key, operationId, refusal: error }, requests);
-    throw error;
-  }
-
-  /**
-   * Verifies the key and counts the request: against the key when valid, else against the client address. While
-   * an address is over its limit, a valid key that has succeeded from it in the last 24 hours is served and counted
-   * as usual, so strangers sharing the address cannot lock its client out; any other key is refused exactly like a
-   * wrong one (a right guess must look like a wrong one) and that refusal is not charged to it.
-   */
-  async function count(
-    context: CallContext,
-    meta: ResponseMeta,
-    operationId?: OperationId,
-    requests = 1,
-    caller?: Caller,
-  ): Promise<ApiKeyRecord | undefined> {
-    const key = await admit(context, meta, operationId, requests, caller);
-    if (!key) return undefined;
-    meta.rateLimit = await quota
-      .consumeKey(subjectOf(key), requests)
-      .catch((error: unknown) => refused(error, key, operationId, requests));
-    told({ key, operationId }, requests);
-    return key;
-  }
-
-  /**
-   * `count` up to the key's own count: the address rule applied and the key verified. Answers the valid key, counted
-   * nothing yet; or undefined once the request was counted against the address, having no valid key. The address
-   * rule comes first: while the address is over its limit, a request is refused from the quota's memory of the
-   * address and of the tokens known there, with no key look-up and no further count of the address, unless its token
-   * is one known there (then it goes on as usual). So a right guess and a wrong one take the same path and time.
-   */
-  async function admit(
-    context: CallContext,
-    meta: ResponseMeta,
-    operationId?: OperationId,
-    requests = 1,
-    caller?: Caller,
-  ): Promise<ApiKeyRecord | undefined> {
-    const token = context.apiKey;
-    const address = addressOf(context);
-    const countAddress = async () => {
-      meta.rateLimit = await quota
-        .consumeAddress(address, requests)
-        .catch((error: unknown) => refused(error, undefined, operationId, requests));
-      told({ key: undefined, operationId }, requests);
-      return undefined;
-    };
-    const addressRefusal = await quota.checkAddress(address).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    if (addressRefusal !== undefined) {
-      // The store failing (503) is no refusal of the address: answered as it is, without waiting on the store again.
-      if (!(addressRefusal instanceof PetStoreError && addressRefusal.status === 429)) throw addressRefusal;
-      if (token === undefined || !(await quota.knowsToken(token, address))) refused(addressRefusal, undefined, operationId, requests);
-    }
-    if (token === undefined) return countAddress();
-    const key = await authenticator.verify(token);
-    if (!key) return countAddress();
-    meta.keyId = key.id;
-    // Only now is the request the key's: a refusal by the address rule is not charged to it, nor in its usage.
-    if (caller) caller.key = key;
-    return key;
-  }
-
-  /** The 401 of a request that has no valid key: none sent, or one that names no usable key. */
-  async function withoutKey(context: CallContext): Promise<PetStoreError> {
-    return context.apiKey === undefined ? new PetStoreError('missing_api_key') : invalidApiKey(await authenticator.explain(context.apiKey));
-  }
-
-  /** Counts a request against the principal a host named: no key to verify, no address rule (it is no guess). */
-  async function countPrincipal(
-    principal: Principal,
-    meta: ResponseMeta,
-    operationId?: OperationId,
-    requests = 1,
-  ): Promise<void> {
-    meta.principalId = principal.id;
-    meta.rateLimit = await quota
-      .consumeKey(quotaSubject(principal, plans), requests)
-      .catch((error: unknown) => {
-        if (error instanceof PetStoreError && error.status === 429) told({ key: undefined, principal, operationId, refusal: error }, requests);
-        throw error;
-      });
-    told({ key: undefined, principal, operationId }, requests);
-  }
-
-  /** An operation answered without error (2xx): its key becomes known at the caller's address. */
-  function succeeded(context: CallContext) {
-    if (context.apiKey !== undefined) quota.tokenSucceeded(context.apiKey, addressOf(context));
+  /** A request ended in `failed`: observed as such, and thrown. */
+  function failing(error: unknown, meta: ResponseMeta, admission: Admission, context: CallContext, operationId: OperationId | 'unmatched', requests = 1): never {
+    const failed = failure(error, meta);
+    observer.ended(admission, context.apiKey, operationId, outcomeOf(failed.status, failed.code), requests);
+    throw failed;
   }
 
   async function admitBatch(context: CallContext): Promise<void> {
-    // A principal is no guess: nothing to verify, and each of its calls is counted on its own.
-    if (context.principal) return;
     const meta: ResponseMeta = {};
+    const admission = room.start();
     try {
-      if (!(await admit(context, meta))) throw await withoutKey(context);
+      await room.enterBatch(context, meta, admission);
     } catch (error) {
       throw failure(error, meta);
+    } finally {
+      observer.counted(admission, undefined);
     }
   }
 
   async function meter(
     context: CallContext,
     requests = 1,
-    options: { answered?: ErrorCode | 'served'; refusedWith?: PetStoreError } = {},
+    options: { answered?: ErrorCode | 'served'; refusedWith?: PetStoreError; operationId?: OperationId } = {},
   ): Promise<ResponseMeta> {
-    const meta: ResponseMeta = {};
-    const { refusedWith } = options;
+    const { refusedWith, operationId = 'unmatched' } = options;
     const answered = options.answered ?? (refusedWith?.code as ErrorCode | undefined) ?? 'not_found';
-    const caller: Caller = context.principal ? { principal: context.principal } : {};
+    const meta: ResponseMeta = {};
+    const admission = room.start();
     try {
-      if (refusedWith) await refusedAlong(context, meta, requests, refusedWith, caller);
-      else if (context.principal) await countPrincipal(context.principal, meta, undefined, requests);
-      else await count(context, meta, undefined, requests, caller);
-      used(caller, 'unmatched', answered === 'served' ? 'served' : outcomeOf(errorCodes[answered].status, answered), requests);
-      return meta;
+      await room.meter(context, meta, admission, requests, refusedWith);
     } catch (error) {
-      const failed = failure(error, meta);
-      usedFailing(caller, context, 'unmatched', failed, requests);
-      throw failed;
+      failing(error, meta, admission, context, operationId, requests);
     }
-  }
-
-  /** See `meter`'s `refusedWith`: the caller known (its key verified, the address rule applied), nothing counted. */
-  async function refusedAlong(context: CallContext, meta: ResponseMeta, requests: number, refusal: PetStoreError, caller: Caller) {
-    if (context.principal) {
-      meta.principalId = context.principal.id;
-      told({ key: undefined, principal: context.principal, refusal }, requests);
-      return;
-    }
-    const key = await admit(context, meta, undefined, requests, caller);
-    if (key) told({ key, refusal }, requests);
-  }
-
-  /**
-   * Admits a call of an operation with a limit of its own (`getUsage`): the key verified and the address rule
-   * applied as for any call, then the caller's standing read (a banned caller gets its usual 429), then the call
-   * counted against the operation's own limit, never the plan's windows, which the answer's headers show.
-   */
-  async function countOwn(context: CallContext, meta: ResponseMeta, op: OperationDefinition, caller: Caller) {
-    const operationId = op.operationId as OperationId;
-    let subject: QuotaSubject;
-    if (context.principal) {
-      caller.principal = context.principal;
-      meta.principalId = context.principal.id;
-      subject = quotaSubject(context.principal, plans);
-    } else {
-      const key = await admit(context, meta, operationId, 1, caller);
-      if (!key) throw await withoutKey(context);
-      subject = subjectOf(key);
-    }
-    const standing = await quota.standing(subject);
-    if (standing.bannedUntil !== undefined) throw banRefusal(standing.windows, standing.bannedUntil, clock.now());
-    await quota.consumeOwn(subject, operationId, op.ownLimitPerMinute!).catch((error: unknown) => refused(error, caller.key, operationId));
-    meta.rateLimit = standing.windows;
-    return standing;
-  }
-
-  /** The body of `getUsage` for a caller admitted by {@link countOwn}. */
-  async function standingOf(caller: Caller, windows: RateLimitWindow[], bannedUntil: number | undefined): Promise<Usage> {
-    const day = utcDay(clock.now());
-    const who = caller.principal ? { principalId: caller.principal.id } : { keyId: caller.key!.id };
-    const rows = await usage.query({ from: day, to: day, ...who });
-    const zero = () => ({ served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 });
-    const today = { day, ...zero(), operations: [] as ({ operationId: string } & ReturnType<typeof zero>)[] };
-    for (const row of rows) {
-      let entry = today.operations.find((one) => one.operationId === row.operationId);
-      if (!entry) today.operations.push((entry = { operationId: row.operationId, ...zero() }));
-      for (const outcome of ['served', 'rateLimited', 'banned', 'clientErrors', 'serverErrors'] as const) {
-        entry[outcome] += row[outcome];
-        today[outcome] += row[outcome];
-      }
-    }
-    return {
-      plan: (caller.principal ?? caller.key)!.plan,
-      windows: windows
-        .filter((window) => window.name === 'minute' || window.name === 'day')
-        .map(({ name, limit, remaining, resetAt }) => ({ name: name as 'minute' | 'day', limit, remaining, reset: resetAt })),
-      bannedUntil: bannedUntil === undefined ? null : new Date(bannedUntil).toISOString(),
-      today,
-    };
+    observer.ended(admission, context.apiKey, operationId, answered === 'served' ? 'served' : outcomeOf(errorCodes[answered].status, answered), requests);
+    return meta;
   }
 
   // Each operation's span options, made once.
@@ -508,98 +287,74 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     if (meta.principalId !== undefined) span.setAttribute('petstore.principal.id', meta.principalId);
   }
 
-  /**
-   * Admits a conditional read (`If-None-Match`) without counting it: the key verified and the address rule applied as
-   * for any call, then its standing read. A banned key gets its 429. Answers the key, and whether its count waits for
-   * the answer's ETag (`pending`); a key with a spent window is not pending: it is counted as usual, and so refused.
-   */
-  async function admitRevalidation(context: CallContext, meta: ResponseMeta, operationId: OperationId, caller: Caller) {
-    const key = await admit(context, meta, operationId, 1, caller);
-    if (!key) throw await withoutKey(context);
-    const standing = await quota.standing(subjectOf(key));
-    if (standing.bannedUntil !== undefined) refused(banRefusal(standing.windows, standing.bannedUntil, clock.now()), key, operationId);
-    if (standing.windows.some((window) => window.remaining <= 0)) return { key, pending: false };
-    meta.rateLimit = standing.windows;
-    return { key, pending: true };
-  }
-
-  /** Counts a key's request against its windows, as `count` does once the key is known. */
-  async function consume(key: ApiKeyRecord, meta: ResponseMeta, operationId: OperationId) {
-    meta.rateLimit = await quota.consumeKey(subjectOf(key)).catch((error: unknown) => refused(error, key, operationId));
-    told({ key, operationId }, 1);
-  }
-
+  /** Admitted (see `createAdmission`), the call reads its input, runs, and leaves; usage and metrics observe its end. */
   async function run(operationId: OperationId, readInput: InputReader, context: CallContext): Promise<Outcome<any>> {
-    const meta: ResponseMeta = {};
     const op = operations[operationId] as OperationDefinition;
-    const caller: Caller = {};
+    const meta: ResponseMeta = {};
+    const admission = room.start();
     try {
-      const { principal } = context;
-      const own = op.ownLimitPerMinute === undefined ? undefined : await countOwn(context, meta, op, caller);
-      const revalidates = !own && !principal && op.conditional === true && !op.writes && context.ifNoneMatch !== undefined;
-      const revalidation = revalidates ? await admitRevalidation(context, meta, operationId, caller) : undefined;
-      if (revalidation && !revalidation.pending) await consume(revalidation.key, meta, operationId);
-      const key = own ? caller.key : principal ? undefined : revalidation ? revalidation.key : await count(context, meta, operationId, 1, caller);
-      if (own) {
-        // Admitted by its own limit.
-      } else if (principal) {
-        caller.principal = principal;
-        await countPrincipal(principal, meta, operationId);
-      } else if (!key) throw await withoutKey(context);
-      if (op.deprecation) {
-        if (key) deprecatedUsage.record(key.id, operationId);
-        meta.deprecation = op.deprecation;
-        if (clock.now() >= op.deprecation.sunset.getTime()) {
-          throw new PetStoreError(
-            'gone',
-            `This operation was removed on ${op.deprecation.sunset.toUTCString()}; use GET ${op.deprecation.successor}.`,
-          );
-        }
-      }
-      const idempotencyKey = op.writes && key ? context.idempotencyKey : undefined;
-      const ifMatch = op.writes && op.conditional ? context.ifMatch : undefined;
-      const input = validateWithIdempotencyKey(op.input, await readInput({ rateLimit: meta.rateLimit ?? [] }), idempotencyKey);
-      const standing = () => standingOf(caller, own?.windows ?? meta.rateLimit ?? [], own?.bannedUntil);
-      // Whose orders the caller's are: a rolled key's are its rotation's first key's.
-      const owner = caller.principal ? `p:${caller.principal.id}` : `k:${subjectOf(caller.key!).id}`;
-      const handle = (pets: PetRepository, orders: OrderRepository, hooks: WebhookRepository) =>
-        op.run(input, { pets, orders, webhooks: hooks, webhookTargets: webhooks.targets, owner, now, meta, cached: pages.get, standing, ifMatch });
-      if (idempotencyKey === undefined) {
-        const data = await handle(pets, orders, webhooks.repository);
-        if (op.writes) {
-          pages.invalidate();
-          webhooks.nudge();
-        }
-        if (revalidation?.pending) {
-          // A match is answered 304, counted against no window (DECISIONS "The store changes"); anything else counts.
-          if (meta.etag !== undefined && noneMatchFails(context.ifNoneMatch!, meta.etag)) meta.notModified = true;
-          else await consume(revalidation.key, meta, operationId);
-        }
-        if (key) succeeded(context);
-        used(caller, operationId, 'served');
-        return { data, meta };
-      }
-      // The condition is part of the request a key names: the same key with another If-Match is another request.
-      const hashed = ifMatch === undefined ? input : { input, ifMatch };
-      const result = await idempotency.run(
-        { apiKeyId: key!.id, key: idempotencyKey, operationId, input: hashed, status: op.successStatus, meta },
-        (trx) => handle(traced(createPetRepository(trx, schema)), createOrderRepository(trx, schema), createWebhookRepository(trx, schema)),
-      );
-      if (result.replayed) {
-        meta.replayed = true;
-        if (result.etag !== undefined) meta.etag = result.etag;
-      } else {
-        pages.invalidate();
-        webhooks.nudge();
-      }
-      succeeded(context);
-      used(caller, operationId, 'served');
-      return { data: result.data, meta };
+      await room.enter(op, context, meta, admission);
+      const idempotencyKey = op.writes && admission.key ? context.idempotencyKey : undefined;
+      const admitted: Admitted = meta.rateLimit ? (meta as Admitted) : UNCOUNTED;
+      const input = validateWithIdempotencyKey(op.input, await readInput(admitted), idempotencyKey);
+      const data = idempotencyKey === undefined ? await op.run(input, envOf(op, context, meta, admission, pets, orders, webhooks.repository)) : await idempotent(op, input, context, meta, admission, idempotencyKey);
+      if (op.writes && idempotencyKey === undefined) changed();
+      const left = room.leave(context, meta, admission);
+      if (left) await left;
+      observer.ended(admission, context.apiKey, operationId, 'served');
+      return { data, meta };
     } catch (error) {
-      const failed = failure(error, meta);
-      usedFailing(caller, context, operationId, failed);
-      throw failed;
+      failing(error, meta, admission, context, operationId);
     }
+  }
+
+  /** What the operation runs with, as its admitted caller. */
+  /** A write went through: cached reads are stale, and its events (if any endpoint asked for them) are due. */
+  function changed() {
+    pages.invalidate();
+    webhooks.nudge();
+  }
+
+  function envOf(
+    op: OperationDefinition,
+    context: CallContext,
+    meta: ResponseMeta,
+    admission: Admission,
+    pets: PetRepository,
+    orders: OrderRepository,
+    hooks: WebhookRepository,
+  ) {
+    const { principal, key, subject } = admission;
+    return {
+      pets,
+      orders,
+      webhooks: hooks,
+      webhookTargets: webhooks.targets,
+      // Whose orders the caller's are: a rolled key's are its rotation's first key's.
+      owner: principal ? `p:${principal.id}` : `k:${subject!.id}`,
+      now,
+      meta,
+      cached: pages.get,
+      standing: () =>
+        usageToday(usage, clock.now(), principal ? { principalId: principal.id } : { keyId: key!.id }, (principal ?? key)!.plan, meta.rateLimit ?? []),
+      ifMatch: op.writes && op.conditional ? context.ifMatch : undefined,
+    };
+  }
+
+  /** Runs a write under its `Idempotency-Key`, in one transaction with the change it makes. */
+  async function idempotent(op: OperationDefinition, input: unknown, context: CallContext, meta: ResponseMeta, admission: Admission, idempotencyKey: string) {
+    const ifMatch = op.conditional ? context.ifMatch : undefined;
+    // The condition is part of the request a key names: the same key with another If-Match is another request.
+    const hashed = ifMatch === undefined ? input : { input, ifMatch };
+    const result = await idempotency.run(
+      { apiKeyId: admission.key!.id, key: idempotencyKey, operationId: op.operationId, input: hashed, status: op.successStatus, meta },
+      (trx) => op.run(input, envOf(op, context, meta, admission, traced(createPetRepository(trx, schema)), createOrderRepository(trx, schema), createWebhookRepository(trx, schema))),
+    );
+    if (result.replayed) {
+      meta.replayed = true;
+      if (result.etag !== undefined) meta.etag = result.etag;
+    } else changed();
+    return result.data;
   }
 
   const methods = Object.fromEntries(

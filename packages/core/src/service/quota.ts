@@ -32,7 +32,8 @@ export interface Quota {
   standing(key: QuotaSubject): Promise<QuotaStanding>;
   /**
    * Counts a call of an operation that has a per-minute limit of its own (`getUsage`, DECISIONS "Usage") instead of
-   * the plan's windows, which it leaves untouched; throws `rate_limited` with that window past `perMinute`.
+   * the plan's windows, which it leaves untouched; throws `rate_limited` with that window past `perMinute`, and bans
+   * the key (`api_key_banned`) past the ban threshold as `consumeKey` does.
    */
   consumeOwn(key: QuotaSubject, operationId: string, perMinute: number): Promise<RateLimitWindow[]>;
 }

@@ -27,7 +27,7 @@ describe.runIf(databaseUrl)('calls refused along with a 429, on PostgreSQL with 
   });
   afterAll(() => close());
 
-  it('asks the quota\'s store nothing, spends no window, and keeps them in the usage ledger as refused', async () => {
+  it('asks the quota\'s store nothing, spends no window, and keeps them in the usage ledger as refused, under their operation', async () => {
     const { key, record } = await store.apiKeys.create({ plan: 'enterprise', limits: { perMinute: 1, perDay: 100 } });
     await store.listPets({}, { apiKey: key });
     const codes: string[] = [];
@@ -37,7 +37,7 @@ describe.runIf(databaseUrl)('calls refused along with a 429, on PostgreSQL with 
     expect(first.code).toBe('api_key_banned');
 
     statements.length = 0;
-    const meta = await store.meter({ apiKey: key }, 99, { refusedWith: first });
+    const meta = await store.meter({ apiKey: key }, 99, { refusedWith: first, operationId: 'createPet' });
     expect(meta.keyId).toBe(record.id);
     expect(meta.rateLimit).toBeUndefined();
     expect(statements).toEqual([]);
@@ -46,7 +46,7 @@ describe.runIf(databaseUrl)('calls refused along with a 429, on PostgreSQL with 
     expect(rows.map(({ operationId, served, rateLimited, banned }) => ({ operationId, served, rateLimited, banned }))).toEqual(
       expect.arrayContaining([
         { operationId: 'listPets', served: 1, rateLimited: 1, banned: 3 },
-        { operationId: 'unmatched', served: 0, rateLimited: 0, banned: 99 },
+        { operationId: 'createPet', served: 0, rateLimited: 0, banned: 99 },
       ]),
     );
     expect(rows).toHaveLength(2);

@@ -26,14 +26,16 @@ export interface OrderRepository {
   inventory(): Promise<Inventory>;
 }
 
-interface OrderRow {
+/** A row of `orders` as the drivers return it. */
+export interface OrderRow {
   id: number | string;
   pet_id: number | string;
   status: string;
   placed_at: Date | string;
 }
 
-const toOrder = (row: OrderRow): Order => ({
+/** The order a row holds. */
+export const toOrder = (row: OrderRow): Order => ({
   id: Number(row.id),
   petId: Number(row.pet_id),
   status: row.status as OrderStatus,

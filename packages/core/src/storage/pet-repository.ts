@@ -69,7 +69,11 @@ export function toPet(row: PetRow): Pet {
   return { id: Number(row.id), name: row.name, categoryId: Number(row.category_id), status: row.status as PetStatus };
 }
 
-const toStored = (row: PetRow & { version: number | string; on_order: boolean }): StoredPet => ({
+/** A row of `pets` with its version and order flag. */
+export type StoredRow = PetRow & { version: number | string; on_order: boolean };
+
+/** The animal, its version and its order flag, as a row holds them. */
+export const toStored = (row: StoredRow): StoredPet => ({
   pet: toPet(row),
   version: Number(row.version),
   onOrder: row.on_order,

@@ -1,4 +1,4 @@
-import type { CountedRequest } from '../service/pet-store.js';
+import type { CountedRequest } from '../service/admission.js';
 import { operations } from '../operations/operations.js';
 import type { UsageOutcome } from '../usage/usage-ledger.js';
 
@@ -13,8 +13,9 @@ export type UnavailableReason = 'database' | 'redis' | 'overloaded';
  */
 export interface PetStoreMetrics {
   /**
-   * An HTTP request answered: method, route template (`unmatched` when none, `shed` when refused before routing), status, seconds to its response, and on
-   * a 503 why: the database or Redis could not be reached, or the process shed it (`overloaded`).
+   * An HTTP request answered: method (one of RFC 9110's, `PATCH` or `QUERY`; any other as `_OTHER`), route template
+   * (`unmatched` when none, `shed` when refused before routing), status, seconds to its response, and on a 503 why:
+   * the database or Redis could not be reached, or the process shed it (`overloaded`).
    */
   requestServed?(request: { method: string; route: string; status: number; seconds: number; reason?: UnavailableReason }): void;
   /** A request refused with 429: the plan counted against (`none` without a valid key) and the code. */
@@ -27,10 +28,14 @@ export interface PetStoreMetrics {
    */
   callCounted?(call: { plan: string; operationId: string; outcome: UsageOutcome }): void;
   /**
-   * A wait for the database on PostgreSQL opened by URL: `acquire`, for a connection of the store's pool (its queue);
+   * A wait for the database. On PostgreSQL opened by URL: `acquire`, for a connection of the store's pool (its queue);
    * `statement`, one statement's round trip, which behind PgBouncer includes PgBouncer's wait for a server connection.
+   * On either database, `call`: one wait of a request for the store's data (a read or write of animals or orders, or
+   * its count on the PostgreSQL quota store), from asking to the answer. A statement can serve many requests at once
+   * (grouped creates, one count for a key's concurrent requests, one load of a cached page), and the requests queued
+   * behind it wait with it: `call` has them all, one each, where `statement` has the one statement.
    */
-  databaseWait?(wait: { stage: 'acquire' | 'statement'; seconds: number }): void;
+  databaseWait?(wait: { stage: 'acquire' | 'statement' | 'call'; seconds: number }): void;
 }
 
 /**

@@ -39,7 +39,7 @@ describe.each(testDatabases)('the usage ledger on $name', (database) => {
     await store.meter({ apiKey: key }, 1, { answered: 'method_not_allowed' });
     expect(await rows()).toBe(0);
     await other.close();
-    const zero = { served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
+    const zero = { served: 0, unmetered: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
     expect(await store.usage({ keyId: record.id })).toEqual([
       { day: '2026-11-27', keyId: record.id, plan: 'free', operationId: 'createPet', ...zero, served: 1, clientErrors: 1 },
       { day: '2026-11-27', keyId: record.id, plan: 'free', operationId: 'getPet', ...zero, clientErrors: 1 },
@@ -133,7 +133,7 @@ describe.each(testDatabases)('the usage ledger alone on $name', (database) => {
       ledger.record({ keyId: 1 }, 'free', 'listPets', 'clientErrors');
       clock.at += 1_000;
       ledger.record({ keyId: 1 }, 'pro', 'listPets', 'served');
-      const zero = { served: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
+      const zero = { served: 0, unmetered: 0, rateLimited: 0, banned: 0, clientErrors: 0, serverErrors: 0 };
       expect(await ledger.query()).toEqual([
         { day: '2026-11-27', keyId: 1, plan: 'free', operationId: 'listPets', ...zero, served: 3, clientErrors: 1 },
         { day: '2026-11-27', keyId: 1, plan: 'pro', operationId: 'listPets', ...zero, rateLimited: 1 },

@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
+import { operations } from '../operations/operations.js';
 import type { Database } from '../storage/database.js';
+import { storeDatabase, type StoreSchema } from '../storage/schema.js';
 import { DAY_MS } from '../quota/windows.js';
 import { createBatchedCounts } from './batched-counts.js';
 
@@ -15,6 +17,11 @@ export type UsageSubject = { readonly keyId: number } | { readonly principalId: 
 
 /** One row of the ledger: a subject's requests of one operation on one UTC day. */
 export interface UsageRow extends UsageCounts {
+  /**
+   * Calls answered with success that count against no window of the plan: those of an operation with a limit of its
+   * own (`getUsage`), which are never billed. Their `served` is 0.
+   */
+  unmetered: number;
   /** The UTC day, `YYYY-MM-DD`. */
   day: string;
   /** The API key's id, for a key's row. */
@@ -78,6 +85,17 @@ interface Pending extends UsageCounts {
   plan: string;
   operationId: string;
 }
+
+/**
+ * The operations whose successes are `unmetered`: those with a limit of their own, counted against no window of the
+ * plan (`getUsage`). The ledger keeps their successes in its `served` column (their rows hold nothing else served) and
+ * reads them as `unmetered`, so the rule lives here alone and no migration was needed.
+ */
+const UNMETERED: ReadonlySet<string> = new Set(
+  Object.values(operations)
+    .filter((op) => (op as { ownLimitPerMinute?: number }).ownLimitPerMinute !== undefined)
+    .map((op) => op.operationId),
+);
 
 /** The UTC day of `ms`, `YYYY-MM-DD`. */
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -208,44 +226,58 @@ export function createUsageLedger(options: UsageLedgerOptions): UsageLedger {
     },
     flush,
     async query(filter = {}) {
-      const from = checkedDay('from', filter.from);
-      const to = checkedDay('to', filter.to);
+      checkedDay('from', filter.from);
+      checkedDay('to', filter.to);
       await flush();
-      let query = db
-        .selectFrom('usage_days')
-        .select([
-          sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'),
-          'subject',
-          'plan',
-          'operation_id',
-          ...Object.values(COLUMN),
-        ])
-        .orderBy('day')
-        .orderBy('subject')
-        .orderBy('plan')
-        .orderBy('operation_id');
-      if (from !== undefined) query = query.where('day', '>=', from);
-      if (to !== undefined) query = query.where('day', '<=', to);
-      if (filter.keyId !== undefined) query = query.where('subject', '=', `k:${filter.keyId}`);
-      if (filter.principalId !== undefined) query = query.where('subject', '=', `p:${filter.principalId}`);
-      if (filter.plan !== undefined) query = query.where('plan', '=', filter.plan);
-      const rows = await query.execute();
-      return rows.map((row) => {
-        const who = row.subject.startsWith('k:') ? { keyId: Number(row.subject.slice(2)) } : { principalId: row.subject.slice(2) };
-        return {
-          day: row.day,
-          ...who,
-          plan: row.plan,
-          operationId: row.operation_id,
-          served: Number(row.served),
-          rateLimited: Number(row.rate_limited),
-          banned: Number(row.banned),
-          clientErrors: Number(row.client_errors),
-          serverErrors: Number(row.server_errors),
-        };
-      });
+      return rowsOf(db, filter);
     },
     prune,
     close: counts.close,
   };
+}
+
+/** The rows asked for, as they are in `usage_days` now, on a database already scoped to the store's schema. */
+async function rowsOf(db: Kysely<Database>, filter: UsageQuery): Promise<UsageRow[]> {
+  const from = checkedDay('from', filter.from);
+  const to = checkedDay('to', filter.to);
+  let query = db
+    .selectFrom('usage_days')
+    .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), 'subject', 'plan', 'operation_id', ...Object.values(COLUMN)])
+    .orderBy('day')
+    .orderBy('subject')
+    .orderBy('plan')
+    .orderBy('operation_id');
+  if (from !== undefined) query = query.where('day', '>=', from);
+  if (to !== undefined) query = query.where('day', '<=', to);
+  if (filter.keyId !== undefined) query = query.where('subject', '=', `k:${filter.keyId}`);
+  if (filter.principalId !== undefined) query = query.where('subject', '=', `p:${filter.principalId}`);
+  if (filter.plan !== undefined) query = query.where('plan', '=', filter.plan);
+  const rows = await query.execute();
+  return rows.map((row) => {
+    const who = row.subject.startsWith('k:') ? { keyId: Number(row.subject.slice(2)) } : { principalId: row.subject.slice(2) };
+    const served = Number(row.served);
+    const unmetered = UNMETERED.has(row.operation_id);
+    return {
+      day: row.day,
+      ...who,
+      plan: row.plan,
+      operationId: row.operation_id,
+      served: unmetered ? 0 : served,
+      unmetered: unmetered ? served : 0,
+      rateLimited: Number(row.rate_limited),
+      banned: Number(row.banned),
+      clientErrors: Number(row.client_errors),
+      serverErrors: Number(row.server_errors),
+    };
+  });
+}
+
+/**
+ * The ledger's rows as written so far, read from a database by a process that serves no requests (the key tools):
+ * what {@link UsageLedger.query} answers, less the counts an instance still holds in memory (at most its flush
+ * interval's). `schema` is the store's (openPetStore's); unset, the connection's current one.
+ * @example const rows = await readUsage(db, { from: '2026-11-01', to: '2026-11-30' }, { schema: 'petstore' })
+ */
+export function readUsage(db: Kysely<any>, filter: UsageQuery = {}, where: StoreSchema = {}): Promise<UsageRow[]> {
+  return rowsOf(storeDatabase(db as Kysely<Database>, where.schema), filter);
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Attempt, DueDelivery, WebhookRepository } from '../storage/webhook-repository.js';
 import { eventData } from '../storage/webhook-repository.js';
-import type { SendDelivery } from './send.js';
+import type { SendDelivery } from './transport.js';
 import { signDelivery } from './signatures.js';
 import { type RefusalReason, TargetRefusedError } from './targets.js';
 

@@ -1,5 +1,4 @@
-import { lookup as systemLookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { isPublicAddress } from './address-rule.js';
 
 /** Why a webhook target was refused: its scheme, an address it has or resolves to, its name not resolving, a redirect. */
@@ -22,17 +21,19 @@ export interface ResolvedAddress {
   family: number;
 }
 
-/** Resolves a host name to every address it has (default: the system's resolver, as `dns.lookup` with `all`). */
+/** Resolves a host name to every address it has (`@petstore/drivers` gives the system's, as `dns.lookup` with `all`). */
 export type ResolveHost = (hostname: string) => Promise<ResolvedAddress[]>;
 
 /** The rule webhook targets follow, and how names are resolved. */
 export interface TargetRule {
   /** `PETSTORE_WEBHOOKS_ALLOW_PRIVATE`: allow `http://`, and private and loopback addresses (development, tests). */
   readonly allowPrivate: boolean;
+  /** How names are resolved; without it only literal addresses can be checked, and a name is refused. */
   readonly resolve?: ResolveHost | undefined;
 }
 
-const resolveWithSystem: ResolveHost = (hostname) => systemLookup(hostname, { all: true, verbatim: true });
+/** The IP family of a literal address (4 or 6), or 0 for a name. */
+export const familyOf = (host: string): number => (ipaddr.IPv4.isValidFourPartDecimal(host) ? 4 : ipaddr.IPv6.isValid(host) ? 6 : 0);
 
 /** The host of a URL as the resolver and `isIP` take it (an IPv6 literal without its brackets). */
 export const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -49,10 +50,11 @@ export function checkScheme(url: URL, rule: TargetRule): void {
  * @example await resolveTarget('api.example.com', { allowPrivate: false }) // [{ address: '93.184.215.14', family: 4 }]
  */
 export async function resolveTarget(host: string, rule: TargetRule): Promise<ResolvedAddress[]> {
-  const family = isIP(host);
+  const family = familyOf(host);
+  if (!family && !rule.resolve) throw new TargetRefusedError('dns', `${host} cannot be checked: this store resolves no names`);
   const addresses = family
     ? [{ address: host, family }]
-    : await (rule.resolve ?? resolveWithSystem)(host).catch((error: unknown) => {
+    : await rule.resolve!(host).catch((error: unknown) => {
         throw new TargetRefusedError('dns', `${host} does not resolve (${(error as { code?: string }).code ?? 'no answer'})`);
       });
   if (addresses.length === 0) throw new TargetRefusedError('dns', `${host} does not resolve`);

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { testDatabases } from '@petstore/testing';
+import { createWebhookTransport, testDatabases } from '@petstore/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPetStore, type PetStore } from '../index.js';
@@ -39,7 +39,7 @@ describe.each(testDatabases)('webhooks through the store on $name', (database) =
 
   beforeAll(async () => {
     const opened = await database.open();
-    store = createPetStore({ db: opened.db, webhooks: { allowPrivate: true, retryScheduleMs: [50, 100], pollMs: 20 } });
+    store = createPetStore({ db: opened.db, webhooks: { allowPrivate: true, transport: createWebhookTransport({ allowPrivate: true }), retryScheduleMs: [50, 100], pollMs: 20 } });
     receiver = await startReceiver();
     apiKey = (await store.apiKeys.create({ plan: 'enterprise', limits: { perMinute: 100_000, perDay: 1_000_000 } })).key;
     close = async () => {

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { PetStoreError, type PetStoreMetrics } from '@petstore/core';
 import { ANSWER_HEADERS } from '../answer-headers.js';
 import { JSON_CONTENT_TYPE } from '../respond.js';
+import { knownMethod } from '../telemetry/known-method.js';
 import type { PetStoreLogger } from '../telemetry/request-line.js';
 import { TOP_RANK } from '../trust-rank.js';
 import { createEventLoopLoad, type EventLoopLoad } from './event-loop-load.js';
@@ -162,7 +163,7 @@ export function createOverloadGuard(options: OverloadOptions) {
     req.resume();
     res.writeHead(503, SHED_HEADERS);
     res.end(SHED_BODY);
-    metrics?.requestServed?.({ method: req.method ?? 'GET', route: 'shed', status: 503, seconds: 0, reason: 'overloaded' });
+    metrics?.requestServed?.({ method: knownMethod(req.method ?? 'GET'), route: 'shed', status: 503, seconds: 0, reason: 'overloaded' });
   }
 
   function hold(req: IncomingMessage, res: ServerResponse, rank: number) {

@@ -3,12 +3,11 @@ import { inTrace, openTelemetry, tracingApi, type OpenTelemetry } from '@petstor
 import type { TracerProviderLike } from '@petstore/core';
 import type { RequestContext } from '../request-context.js';
 import type { StandardRequest } from '../standard.js';
+import { knownMethod } from './known-method.js';
 import { HTTP_TRACER_NAME } from './tracer-name.js';
 
 // The API's values. The code below runs only through a ServerTracing, and there is one only when the API is installed.
 const { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } = openTelemetry ?? ({} as OpenTelemetry);
-
-const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH', 'QUERY']);
 
 /** Headers as the propagation API reads them (`traceparent`, `tracestate`, `baggage`). */
 const headerGetter: TextMapGetter<StandardRequest> = {
@@ -66,8 +65,8 @@ export function createServerTracing(provider?: TracerProviderLike): ServerTracin
   const timeOrigin = performance.timeOrigin;
 
   function start(t: RequestTrace, request: StandardRequest, ctx: RequestContext): Span {
-    const known = KNOWN_METHODS.has(request.method);
-    const method = known ? request.method : '_OTHER';
+    const method = knownMethod(request.method);
+    const known = method !== '_OTHER';
     const url = request.url;
     const mark = url.indexOf('?');
     const matched = ctx.route !== 'unmatched';

@@ -10,6 +10,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   animals: 'The animals of the catalogue.',
   usage: "Where the caller stands: its plan's windows, its ban and what it used today.",
   store: 'Orders, which sell animals one at a time, and the inventory of the catalogue.',
+  webhooks: 'Endpoints that receive the changes of the catalogue and of their owner\'s orders as signed events, and their deliveries.',
 };
 
 const DESCRIPTION =

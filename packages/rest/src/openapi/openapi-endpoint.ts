@@ -1,11 +1,12 @@
-import { JSON_CONTENT_TYPE, resourceResponse, type StandardRequest } from '@petstore/http';
+import { JSON_CONTENT_TYPE, type StandardRequest } from '@petstore/http';
 import type { RestResource } from '../rest-resource.js';
+import { compressedAsset, serveAsset, type Asset } from '../served-asset.js';
 import type { OpenApiServers } from './document-types.js';
 
-/** The OpenAPI document for a request, built and serialised on first use for each set of servers. */
+/** The OpenAPI document for a request, built, serialised and compressed on first use for each set of servers. */
 export interface OpenApiDocumentCache {
-  /** The serialised document. */
-  json(req: StandardRequest): Buffer;
+  /** The serialised document, with its gzip and brotli forms and its ETag. */
+  asset(req: StandardRequest): Asset;
   /** Origins of the document's absolute `servers`, which the docs page may call. */
   serverOrigins(req: StandardRequest): readonly string[];
 }
@@ -60,26 +61,27 @@ export function cacheOpenApiDocument(
   build: (options: { servers: OpenApiServers }) => object,
   serversOf: (req: StandardRequest) => OpenApiServers,
 ): OpenApiDocumentCache {
-  const cached = new Map<string, { json: Buffer; origins: readonly string[] }>();
+  const cached = new Map<string, { asset: Asset; origins: readonly string[] }>();
   const load = (req: StandardRequest) => {
     const servers = listed(serversOf(req));
     const key = `${servers.production} ${servers.staging ?? ''} ${(servers.custom ?? []).join(' ')}`;
     let entry = cached.get(key);
     if (!entry) {
       const document = build({ servers });
-      entry = { json: Buffer.from(JSON.stringify(document)), origins: Object.freeze(originsOf(document)) };
+      entry = { asset: compressedAsset(Buffer.from(JSON.stringify(document))), origins: Object.freeze(originsOf(document)) };
       if (cached.size >= MAX_CACHED) cached.delete(cached.keys().next().value!);
       cached.set(key, entry);
     }
     return entry;
   };
-  return { json: (req) => load(req).json, serverOrigins: (req) => load(req).origins };
+  return { asset: (req) => load(req).asset, serverOrigins: (req) => load(req).origins };
 }
 
 /**
- * Serves the OpenAPI document; it needs no key and carries no rate-limit headers.
- * @example routes.push({ method: 'GET', path: '/openapi.json', endpoint: openApiResource(cache) })
+ * Serves the OpenAPI document, compressed when the client takes it, with an ETag (`If-None-Match` gets 304); it needs
+ * no key, and is counted as the route mounting it says (`metered`).
+ * @example routes.push({ method: 'GET', path: '/openapi.json', endpoint: metered(openApiResource(cache), meter) })
  */
 export function openApiResource(document: OpenApiDocumentCache): RestResource {
-  return (request) => resourceResponse(JSON_CONTENT_TYPE, document.json(request), { 'cache-control': 'no-cache' });
+  return (request) => serveAsset(request, document.asset(request), JSON_CONTENT_TYPE, 'no-cache');
 }

@@ -91,7 +91,7 @@ export const webhooks = (schema: string | undefined): Migration => ({
       const fn = tableText(schema, `petstore_${source.name}_events`);
       await sql
         .raw(`
-          create function ${fn}() returns trigger language plpgsql as $body$
+          create or replace function ${fn}() returns trigger language plpgsql as $body$
           begin
             with change (type, owner, data) as (${source.events}),
             recorded as (

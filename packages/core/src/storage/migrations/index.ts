@@ -9,6 +9,7 @@ import { keyQuota } from './2026-11-27-key-quota.js';
 import { usage } from './2026-11-27-usage.js';
 import { petVersions } from './2026-12-03-pet-versions.js';
 import { orders } from './2026-12-03-orders.js';
+import { knownKeysByAddress } from './2026-12-03-known-keys-by-address.js';
 import { webhooks } from './2026-12-03-webhooks.js';
 
 /** One migration of the store, making its tables in the schema given (unqualified names when undefined). */
@@ -46,6 +47,7 @@ const migrationsIn: Record<string, MigrationIn | ContractStep> = {
   '2026-11-27-031-usage': usage,
   '2026-12-03-040-pet-versions': petVersions,
   '2026-12-03-041-orders': orders,
+  '2026-12-03-042-known-keys-by-address': knownKeysByAddress,
   '2026-12-03-050-webhooks': webhooks,
 };
 

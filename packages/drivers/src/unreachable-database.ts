@@ -48,14 +48,15 @@ const reasonOf = (error: unknown): string => {
 };
 
 /**
- * What `openPetStore` throws when its database cannot be reached: 503's `unavailable`, naming the database by host,
- * port and name (never a user or password) and `pg`'s reason, with `pg`'s error as its `cause`.
+ * What `openPetStore` (and the key tool, `so nothing was done`) throws when its database cannot be reached: 503's
+ * `unavailable`, naming the database by host, port and name (never a user or password), what did not happen
+ * (`outcome`), and `pg`'s reason, with `pg`'s error as its `cause`.
  * @example throw unreachableDatabase(error, { databaseUrl })
  */
-export function unreachableDatabase(error: unknown, given: GivenDatabase): PetStoreError {
+export function unreachableDatabase(error: unknown, given: GivenDatabase, outcome = 'so the store did not open'): PetStoreError {
   const address = (given.databaseUrl ? addressOfUrl(given.databaseUrl) : given.pool ? addressOfPool(given.pool) : undefined) ?? addressOfError(error);
   const where = address ? `at ${address}` : given.db ? 'behind your Kysely' : 'behind your pool';
-  return new PetStoreError('unavailable', `The pet store's database ${where} cannot be reached, so the store did not open: ${reasonOf(error)}`, {
+  return new PetStoreError('unavailable', `The pet store's database ${where} cannot be reached, ${outcome}: ${reasonOf(error)}`, {
     cause: error,
   });
 }

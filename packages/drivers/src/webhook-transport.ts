@@ -1,28 +1,32 @@
 import http from 'node:http';
 import https from 'node:https';
+import { lookup as systemLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
-import { checkScheme, hostOf, type ResolvedAddress, resolveTarget, TargetRefusedError, type TargetRule } from './targets.js';
+import {
+  checkScheme,
+  hostOf,
+  type ResolvedAddress,
+  type ResolveHost,
+  resolveTarget,
+  TargetRefusedError,
+  type TargetRule,
+  type WebhookTransport,
+} from '@petstore/core';
 
-/** One POST of a delivery. */
-export interface Sending {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-  /** Aborts the send: its time is up (15 s, DNS included), or the instance stops. */
-  signal: AbortSignal;
-}
-
-/** Posts a delivery; answers the response's status, or throws (a refused target as {@link TargetRefusedError}). */
-export type SendDelivery = (sending: Sending) => Promise<number>;
+/** The system's resolver (`getaddrinfo`, as `dns.lookup` with `all`): every address of a name. */
+export const systemResolve: ResolveHost = (hostname) => systemLookup(hostname, { all: true, verbatim: true });
 
 /**
- * The sender of webhook deliveries: `node:http(s)` through agents of its own that keep connections alive, every new
+ * The transport of webhook deliveries: names resolved by `resolve` (default the system's), and a sender, `node:http(s)` through agents of its own that keep connections alive, every new
  * connection resolving its host by the target rule (`lookup`, checked as it connects, so a name rebound to a private
  * address since registration is refused), no redirect followed (a 3xx is refused), the response's body drained and
  * discarded. `close()` ends its connections.
- * @example const sender = createSender({ allowPrivate: false }, 16); const status = await sender.send(sending)
+ * @example const transport = createWebhookTransport({ allowPrivate: false }); const status = await transport.send(sending)
  */
-export function createSender(rule: TargetRule, maxSockets: number): { send: SendDelivery; close(): void } {
+export function createWebhookTransport(options: { allowPrivate: boolean; resolve?: ResolveHost | undefined; maxSockets?: number | undefined }): WebhookTransport {
+  const resolve = options.resolve ?? systemResolve;
+  const rule: TargetRule = { allowPrivate: options.allowPrivate, resolve };
+  const maxSockets = options.maxSockets ?? 16;
   const agents = { 'http:': new http.Agent({ keepAlive: true, maxSockets }), 'https:': new https.Agent({ keepAlive: true, maxSockets }) };
   const lookup: LookupFunction = (hostname, options, callback) => {
     resolveTarget(hostname, rule).then(
@@ -33,7 +37,7 @@ export function createSender(rule: TargetRule, maxSockets: number): { send: Send
       (error: Error) => callback(error, '', 0),
     );
   };
-  const send: SendDelivery = async ({ url, headers, body, signal }) => {
+  const send: WebhookTransport['send'] = async ({ url, headers, body, signal }) => {
     const target = new URL(url);
     checkScheme(target, rule);
     // A literal address connects without a lookup: checked here instead.
@@ -58,6 +62,7 @@ export function createSender(rule: TargetRule, maxSockets: number): { send: Send
     return status;
   };
   return {
+    resolve,
     send,
     close() {
       agents['http:'].destroy();
