@@ -96,6 +96,17 @@ function parseDnsServers(text: string, ctx: z.RefinementCtx): string[] {
   return servers;
 }
 
+/** The waits before each webhook retry: milliseconds, comma-separated (`5000,300000`), each from 1 ms to 7 days. */
+function parseRetrySchedule(text: string, ctx: z.RefinementCtx): number[] {
+  const waits = text.split(',').map((entry) => entry.trim());
+  for (const wait of waits) {
+    if (!/^[0-9]{1,10}$/.test(wait) || Number(wait) < 1 || Number(wait) > 7 * 86_400_000) {
+      ctx.addIssue({ code: 'custom', message: `"${wait}" is not a wait: write milliseconds from 1 to 604800000, comma-separated, e.g. 5000,300000` });
+    }
+  }
+  return waits.map(Number);
+}
+
 /** `*` (any origin, the default), `false` (none), or a comma list of origins (`https://app.example.com`). */
 function parseCorsOrigins(text: string, ctx: z.RefinementCtx): CorsOrigins {
   const value = text.trim();
@@ -202,6 +213,8 @@ const Environment = z.object({
   PETSTORE_BODY_TIMEOUT_MS: z.preprocess(unsetIfEmpty, integer(1, 600_000).default(10_000)),
   PETSTORE_WRITE_TIMEOUT_MS: z.preprocess(unsetIfEmpty, integer(1, 600_000).default(10_000)),
   PETSTORE_LINGER_MS: z.preprocess(unsetIfEmpty, integer(0, 60_000).default(1_000)),
+  PETSTORE_WEBHOOK_RETRY_SCHEDULE_MS: z.preprocess(unsetIfEmpty, z.string().transform(parseRetrySchedule).optional()),
+  PETSTORE_WEBHOOKS_ALLOW_PRIVATE: z.preprocess(unsetIfEmpty, z.enum(['true', 'false']).default('false')),
   PETSTORE_HEALTH_CACHE_MS: z.preprocess(unsetIfEmpty, integer(0, 60_000).default(1_000)),
 });
 
@@ -264,6 +277,11 @@ function toConfig(env: z.output<typeof Environment>) {
     shedUtilization: env.PETSTORE_SHED_UTILIZATION,
     /** After SIGTERM: how long open connections are still served, each response closing its connection. */
     drainMs: env.PETSTORE_DRAIN_MS,
+    /** Webhooks: the waits before each retry (DECISIONS' 5 s … 10 h when unset), and whether private targets are allowed. */
+    webhooks: {
+      retryScheduleMs: env.PETSTORE_WEBHOOK_RETRY_SCHEDULE_MS,
+      allowPrivate: env.PETSTORE_WEBHOOKS_ALLOW_PRIVATE === 'true',
+    },
     /** UTC days the usage ledger keeps, today included. */
     usageRetentionDays: env.PETSTORE_USAGE_RETENTION_DAYS,
     /** How long a request body may take to arrive after its headers (else 408 and the connection closes), in ms. */

@@ -96,6 +96,16 @@ export async function startServer(
     onRedisUnreachable: (error) => logger.error({ dependency: 'redis', cause: error.message }, 'redis unavailable at start: answering 503 until it returns'),
     quota: config.quota,
     usage: { retentionDays: config.usageRetentionDays },
+    webhooks: {
+      ...config.webhooks,
+      // One line per attempt at debug; an endpoint disabled, or a target refused by the rule, at info.
+      onAttempt: ({ refused, disabled, ...attempt }) => {
+        if (disabled) logger.info({ webhook: attempt.endpointId }, 'webhook endpoint disabled after failing for 5 days');
+        if (refused) logger.info({ ...attempt, refused }, 'webhook target refused');
+        else logger.debug(attempt, 'webhook delivery attempt');
+      },
+      onError: (error) => logger.debug({ err: error }, 'webhook deliveries could not reach the database'),
+    },
     release,
     metrics: observability?.metrics,
     tracerProvider,

@@ -75,5 +75,52 @@ describe.each(testDatabases)('webhooks through the store on $name', (database) =
     );
     expect(events.find((event) => event.type === 'order.completed')).toMatchObject({ data: { id: order.id, petId: pet.id, status: 'completed' } });
     expect(events.find((event) => event.type === 'pet.deleted')).toMatchObject({ data: { id: other.id, name: 'Tom', status: 'available' } });
+    await store.deleteWebhook({ webhookId: endpoint.id }, { apiKey });
+  });
+
+  it('retries a failing receiver on the schedule, with the same webhook-id, and logs each attempt', async () => {
+    const { data: endpoint } = await store.createWebhook({ url: receiver.url, events: ['pet.created'] }, { apiKey });
+    receiver.answers.push(500, 503);
+    const { data: pet } = await store.createPet({ name: 'Retry', categoryId: 1, status: 'available' }, { apiKey });
+    await until(() => receiver.received.filter((r) => r.body.includes('"Retry"')).length >= 3);
+    const attempts = receiver.received.filter((r) => r.body.includes('"Retry"'));
+    expect(new Set(attempts.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    // The schedule is 50 ms, then 100 ms.
+    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(45);
+    expect(attempts[2]!.at - attempts[1]!.at).toBeGreaterThanOrEqual(95);
+    await until(() => false, 100).catch(() => {});
+    const { data: log } = await store.listWebhookDeliveries({ webhookId: endpoint.id }, { apiKey });
+    const delivery = log.find((one) => one.eventType === 'pet.created')!;
+    expect(delivery).toMatchObject({ status: 'delivered', attempts: 3, responseStatus: 200 });
+    expect(JSON.parse(attempts[2]!.body)).toMatchObject({ type: 'pet.created', data: { id: pet.id } });
+    await store.deleteWebhook({ webhookId: endpoint.id }, { apiKey });
+  });
+
+  it('redelivers an event on request with the same webhook-id, and keeps endpoints their owner\'s', async () => {
+    const { data: endpoint } = await store.createWebhook({ url: receiver.url, events: ['pet.created'] }, { apiKey });
+    await store.createPet({ name: 'Again', categoryId: 1, status: 'available' }, { apiKey });
+    await until(() => receiver.received.some((r) => r.body.includes('"Again"')));
+    const { data: log } = await store.listWebhookDeliveries({ webhookId: endpoint.id }, { apiKey });
+    const { data: again } = await store.redeliverWebhook({ webhookId: endpoint.id, deliveryId: log[0]!.id }, { apiKey });
+    expect(again).toMatchObject({ eventId: log[0]!.eventId, status: 'pending', attempts: 0 });
+    await until(() => receiver.received.filter((r) => r.body.includes('"Again"')).length === 2);
+    const ids = receiver.received.filter((r) => r.body.includes('"Again"')).map((r) => r.headers['webhook-id']);
+    expect(ids[0]).toBe(ids[1]);
+    const stranger = (await store.apiKeys.create({ plan: 'free' })).key;
+    await expect(store.getWebhook({ webhookId: endpoint.id }, { apiKey: stranger })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(store.redeliverWebhook({ webhookId: endpoint.id, deliveryId: log[0]!.id }, { apiKey: stranger })).rejects.toMatchObject({ code: 'not_found' });
+    expect((await store.listWebhooks({}, { apiKey: stranger })).data).toEqual([]);
+    await store.deleteWebhook({ webhookId: endpoint.id }, { apiKey });
+  });
+
+  it('keeps at most 10 endpoints per owner, however many registrations race', async () => {
+    const owner = (await store.apiKeys.create({ plan: 'enterprise', limits: { perMinute: 100_000, perDay: 1_000_000 } })).key;
+    const results = await Promise.allSettled(
+      Array.from({ length: 25 }, () => store.createWebhook({ url: receiver.url, events: ['pet.deleted'] }, { apiKey: owner })),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'invalid_request' });
+    expect((await store.listWebhooks({}, { apiKey: owner })).data).toHaveLength(10);
   });
 });
+
