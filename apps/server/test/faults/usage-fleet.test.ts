@@ -12,7 +12,7 @@ if (unsupported) console.warn(`skipping the fleet usage test: ${unsupported}`);
 const PRO = 'usage-fleet-pro-key-0123456789';
 // Two requests a minute and a ban on the first request past the refused one: 429 and ban within a few requests.
 const SMALL = 'usage-fleet-small-key-0123456789';
-const HEADER = 'day,key_id,principal_id,label,plan,operation,served,rate_limited,banned,client_errors,server_errors';
+const HEADER = 'day,key_id,principal_id,label,plan,operation,served,rate_limited,banned,client_errors,server_errors,unmetered,key_ids';
 /** The ledger writes what it counted every 5 s (usage-ledger.ts): the outage outlasts one write, which must fail. */
 const LEDGER_FLUSH_MS = 5_000;
 /** The authenticator trusts a key look-up this long (authenticator.ts); the limiter its reads alike (create-quota.ts). */
@@ -210,7 +210,8 @@ describe.skipIf(unsupported)('petstore usage after two instances on one PostgreS
     // The ledger's order: day, key, plan, operation.
     const expected = [...counts.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([row, count]) => [row, ...OUTCOMES.map((o) => count[o])].join(','));
+      // Then unmetered (no getUsage was sent) and the lineage's key ids (no key was rolled: its own id).
+      .map(([row, count]) => [row, ...OUTCOMES.map((o) => count[o]), 0, row.split(',')[1]].join(','));
 
     const { code, stdout, stderr } = await run(['usage', '--format', 'csv'], env);
     expect(code, stderr).toBe(0);
