@@ -42,7 +42,7 @@ export function shownText(text: string): string {
 }
 
 /**
- * JSON text with every character the rule refuses written as a `\uXXXX` escape: the same value, but JSON.stringify
+ * JSON text with every character the rule refuses written as a `\u` escape of four hex digits: the same value, but JSON.stringify
  * leaves DEL, the C1 controls (U+009B opens a terminal command), U+2028 and U+202E as they are.
  * @example process.stdout.write(shownJson(JSON.stringify(records, null, 2)))
  */
