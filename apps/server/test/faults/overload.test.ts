@@ -168,17 +168,27 @@ describe('overload protection: shedding knows who pays', () => {
   const FREE = 'overload-free-key-0123456789';
   const BODY_TIMEOUT_MS = 3_000;
 
-  /** A create from the free key whose body never comes: it holds its slot while its body is awaited. */
+  /**
+   * A create from the free key whose body never comes: it holds its slot while its body is awaited. Resolves with
+   * the answer's status line, whether it said `Connection: close`, and how long the connection stayed open after it.
+   */
   function heldCreate(url: string) {
     const { hostname, port } = new URL(url);
-    return new Promise<string>((resolve) => {
+    return new Promise<{ status: string; close: boolean; openAfterAnswerMs: number }>((resolve) => {
       let answer = '';
+      let answeredAt = 0;
       const socket = connect(Number(port), hostname, () => {
         socket.write(`POST /v1/pets HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${FREE}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"name":`);
       });
-      socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+      socket.setEncoding('utf8').on('data', (chunk: string) => {
+        answeredAt ||= Date.now();
+        answer += chunk;
+      });
       socket.on('error', () => {});
-      socket.on('close', () => resolve(answer.split('\r\n')[0] ?? ''));
+      socket.on('close', () => {
+        const head = answer.split('\r\n\r\n')[0] ?? '';
+        resolve({ status: head.split('\r\n')[0] ?? '', close: /\r\nconnection: close/i.test(head), openAfterAnswerMs: Date.now() - (answeredAt || Date.now()) });
+      });
     });
   }
 
@@ -199,8 +209,12 @@ describe('overload protection: shedding knows who pays', () => {
       const held = await Promise.all(Array.from({ length: 20 }, () => heldCreate(running.url)));
       expectServed(await client.stop(), { atLeast: 10 });
       // The free key filled the slots its plan may fill (three quarters), and no more: the rest were shed.
-      expect(held.filter((status) => status.startsWith('HTTP/1.1 408 '))).toHaveLength(6);
-      expect(held.filter((status) => status.startsWith('HTTP/1.1 503 '))).toHaveLength(14);
+      expect(held.filter((r) => r.status.startsWith('HTTP/1.1 408 '))).toHaveLength(6);
+      const shed = held.filter((r) => r.status.startsWith('HTTP/1.1 503 '));
+      expect(shed).toHaveLength(14);
+      // Shed from their headers: the body is not awaited, and the connection closes after a short linger.
+      expect(shed.every((r) => r.close)).toBe(true);
+      expect(Math.max(...shed.map((r) => r.openAfterAnswerMs))).toBeLessThan(BODY_TIMEOUT_MS);
     } finally {
       await running.close();
     }

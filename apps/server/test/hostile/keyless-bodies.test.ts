@@ -115,7 +115,9 @@ describe.each(serverDatabases)('requests without a key, answered from their head
     // Two rounds, more connections than the 1,024 slots each time, within the body's time.
     for (let round = 0; round < 2; round++) results.push(...(await Promise.all(Array.from({ length: 1_100 }, (_, i) => silentKeylessCreate(running.url, i)))));
     expectServed(await client.stop(), { atLeast: 10 });
-    expect(results.filter((r) => !/^HTTP\/1\.1 (401|429) /.test(r.status)).map((r) => r.status)).toEqual([]);
+    // Refused from their headers: 401, 429 once the address is over its minute, or 503 when the process sheds load
+    // on a busy machine (DECISIONS: key-less requests are shed first), never anything else.
+    expect(results.filter((r) => !/^HTTP\/1\.1 (401|429|503) /.test(r.status)).map((r) => r.status)).toEqual([]);
     expect(results.every((r) => r.close)).toBe(true);
     // Closed after a short linger, not held until the body's time is up.
     expect(Math.max(...results.map((r) => r.closedAfterAnswerMs))).toBeLessThan(BODY_TIMEOUT_MS);

@@ -36,7 +36,11 @@ export interface AttemptOutcome {
 export interface DeliveryTuning {
   /** Waits before each retry, in ms; after the last, the delivery fails. Default {@link DEFAULT_RETRY_SCHEDULE_MS}. */
   retryScheduleMs?: readonly number[] | undefined;
-  /** How often an idle instance looks for due deliveries (ms, default 1000). A change through this instance wakes it at once. */
+  /**
+   * How often an idle instance looks for due deliveries (ms, default 5000): for changes made through other instances
+   * that could not send them (they stopped) and for leases that ran out. A change through this instance wakes it at
+   * once, and a retry it scheduled wakes it when due.
+   */
   pollMs?: number | undefined;
   /** Sends in flight at once per instance (default 16). */
   concurrency?: number | undefined;
@@ -82,13 +86,14 @@ export const deliveryBody = (delivery: DueDelivery): string =>
  * Sends the due deliveries of every endpoint from this instance: takes up to `concurrency` at a time (each held by a
  * lease, so that every instance of a fleet can run one and none sends a delivery another holds), signs each, posts
  * it, and records the attempt: delivered on a 2xx, else due again after the schedule's next wait, or failed. Polls
- * every `pollMs`, and soon after `nudge()`. Per-endpoint order is not kept; `webhook-id` lets receivers deduplicate.
+ * every `pollMs`, soon after `nudge()`, and when a retry it scheduled is due. Per-endpoint order is not kept;
+ * `webhook-id` lets receivers deduplicate.
  * @example const worker = startDeliveryWorker({ repository, send, clock }); worker.nudge(); await worker.close()
  */
 export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { repository, send, clock, onAttempt, onError } = options;
   const schedule = options.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS;
-  const pollMs = options.pollMs ?? SECOND;
+  const pollMs = options.pollMs ?? 5 * SECOND;
   const concurrency = options.concurrency ?? 16;
   const timeoutMs = options.timeoutMs ?? 15 * SECOND;
   const leaseMs = options.leaseMs ?? MINUTE;
@@ -101,12 +106,19 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   let claiming: Promise<void> | undefined;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  let timerAt = Infinity;
   let nextPruneAt = 0;
 
+  /** Looks for due deliveries within `ms` (an earlier wake already set stands). */
   function wakeIn(ms: number) {
-    if (closed) return;
+    const at = Date.now() + ms;
+    if (closed || at >= timerAt) return;
     clearTimeout(timer);
-    timer = setTimeout(tick, ms);
+    timerAt = at;
+    timer = setTimeout(() => {
+      timerAt = Infinity;
+      tick();
+    }, ms);
     timer.unref();
   }
 
@@ -135,6 +147,7 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       if (wait !== undefined) result.retryAt = new Date(now.getTime() + wait);
     }
     const { disabled } = await repository.settle(delivery, result, now, new Date(now.getTime() - disableAfterMs));
+    if (!result.ok && result.retryAt) wakeIn(result.retryAt.getTime() - now.getTime());
     onAttempt?.({
       outcome: result.ok ? 'delivered' : result.retryAt ? 'retrying' : 'failed',
       deliveryId: delivery.id,

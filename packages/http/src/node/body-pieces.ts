@@ -20,6 +20,12 @@ type Counted = IncomingMessage & { [PIECES]?: number };
 const STOPPED = Symbol('petstore.connectionStopped');
 type Watched = Socket & { [STOPPED]?: true };
 
+/** Whether `req` says it has a body (a `Content-Length` above 0, or a `Transfer-Encoding`). */
+export function declaresBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return length === undefined ? req.headers['transfer-encoding'] !== undefined : Number(length) > 0;
+}
+
 /** Whether the body of `req` was stopped: past its pieces, or left unread by an answer that closes the connection. */
 export function bodyStopped(req: IncomingMessage): boolean {
   return ((req as Counted)[PIECES] ?? 0) === Number.POSITIVE_INFINITY;

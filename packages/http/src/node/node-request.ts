@@ -5,7 +5,7 @@ import { bodyBrokenOff } from '../broken-body.js';
 import { BODY_TIMEOUT_MS } from '../read-json-body.js';
 import type { RequestContext } from '../request-context.js';
 import type { PeerInfo, StandardRequest } from '../standard.js';
-import { BODY_STOPPED, MAX_BODY_PIECES, bodyStopped, stopBody } from './body-pieces.js';
+import { BODY_STOPPED, MAX_BODY_PIECES, bodyStopped, declaresBody, stopBody } from './body-pieces.js';
 
 /** How a node request's body is read. */
 export interface NodeBodyOptions {
@@ -124,8 +124,7 @@ class NodeRequest implements StandardRequest {
   }
 
   hasBody(): boolean {
-    const length = this.req.headers['content-length'];
-    return length === undefined ? this.req.headers['transfer-encoding'] !== undefined : Number(length) > 0;
+    return declaresBody(this.req);
   }
 
   get parsed(): { body: unknown } | undefined {

@@ -6,6 +6,8 @@ import { JSON_CONTENT_TYPE } from '../respond.js';
 import { knownMethod } from '../telemetry/known-method.js';
 import type { PetStoreLogger } from '../telemetry/request-line.js';
 import { TOP_RANK } from '../trust-rank.js';
+import { declaresBody } from './body-pieces.js';
+import { closeAfterAnswer } from './closing-answer.js';
 import { createEventLoopLoad, type EventLoopLoad } from './event-loop-load.js';
 
 // The rank a response's request was admitted at, on the response itself (a weak map's entry per request costs the
@@ -159,9 +161,16 @@ export function createOverloadGuard(options: OverloadOptions) {
   function refuse(req: IncomingMessage, res: ServerResponse, reason: ShedReason) {
     shed += 1;
     watchEpisode(reason);
-    // The body is not read: drop it rather than keep the socket busy with it.
-    req.resume();
-    res.writeHead(503, SHED_HEADERS);
+    // Answered from the headers: a body still to come is not read, and its connection closes after the answer (with
+    // a short linger), so a flood shed with its bodies unsent holds no socket (DECISIONS "Hostile clients").
+    if (!req.complete && declaresBody(req)) {
+      const headers = { ...SHED_HEADERS };
+      closeAfterAnswer(req, headers);
+      res.writeHead(503, headers);
+    } else {
+      req.resume();
+      res.writeHead(503, SHED_HEADERS);
+    }
     res.end(SHED_BODY);
     metrics?.requestServed?.({ method: knownMethod(req.method ?? 'GET'), route: 'shed', status: 503, seconds: 0, reason: 'overloaded' });
   }
