@@ -228,6 +228,8 @@ async function runScenario(scenario, ctx) {
   const drive = async (server, side) => {
     const result = await loadGenerator.drive(server, requestOf(side), load);
     server.windows.push(result.window);
+    // Work a run leaves queued in its server (the webhook row's deliveries) is done before the next run starts.
+    if (scenario.afterRun) log(`  ${side}: ${await scenario.afterRun({ server, side, pool })}`);
     return result;
   };
   for (let i = 0; i < pairCount; i++) {
@@ -359,6 +361,13 @@ try {
       embedded.baselineCopy = `${embedded.small}-bare-pglite`;
       await cp(embedded.small, embedded.createCopy, DATA_COPY);
       await cp(embedded.small, embedded.baselineCopy, DATA_COPY);
+    }
+    // The webhook row runs two services of its own, with and without an endpoint: a fresh copy each.
+    if (wanted('rest-create-webhook-embedded')) {
+      embedded.webhookCopy = `${embedded.small}-webhook`;
+      embedded.webhookPlainCopy = `${embedded.small}-webhook-plain`;
+      await cp(embedded.small, embedded.webhookCopy, DATA_COPY);
+      await cp(embedded.small, embedded.webhookPlainCopy, DATA_COPY);
     }
     // The store rows (orders, PATCH) run on a copy of their own, with fresh available pets for the orders to take.
     if (wanted('rest-place-order-embedded', 'rest-patch-embedded')) {

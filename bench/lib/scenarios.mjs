@@ -11,6 +11,7 @@ import {
   startJsonEcho,
   startService,
   startTrpcMemory,
+  startWebhookReceiver,
 } from './servers.mjs';
 
 /** Every scenario's id, in the order they run. */
@@ -29,6 +30,7 @@ export const SCENARIO_IDS = Object.freeze([
   'rest-create-pg',
   'rest-create-embedded',
   'rest-create-embedded-pglite',
+  'rest-create-webhook-embedded',
   'mixed-embedded',
   'rest-list-304-embedded',
   'rest-patch-embedded',
@@ -80,6 +82,31 @@ async function listBody(server) {
   const response = await fetch(server.url + LIST_PATH, { headers: AUTH });
   if (response.status !== 200) throw new Error(`${server.name} answered ${response.status} to GET ${LIST_PATH}`);
   return Buffer.from(await response.arrayBuffer());
+}
+
+/**
+ * `spec` with one webhook endpoint subscribed to `pet.created`, registered once it has started (unless its data
+ * already has one): deliveries go to the `receiver` spec's server.
+ */
+function subscribed(spec, receiver) {
+  const withEndpoint = (inner) => ({
+    ...inner,
+    async start(pool) {
+      const target = await pool.get(receiver);
+      const server = await inner.start(pool);
+      const existing = await fetch(`${server.url}/v1/webhooks`, { headers: AUTH });
+      if (existing.status !== 200) throw new Error(`${server.name} answered ${existing.status} to GET /v1/webhooks`);
+      if ((await existing.json()).length > 0) return server;
+      const created = await fetch(`${server.url}/v1/webhooks`, {
+        method: 'POST',
+        headers: { ...AUTH, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `${target.url}/events`, events: ['pet.created'] }),
+      });
+      if (created.status !== 201) throw new Error(`${server.name} answered ${created.status} to POST /v1/webhooks: ${await created.text()}`);
+      return server;
+    },
+  });
+  return { ...withEndpoint(spec), profiled: () => withEndpoint(spec.profiled()) };
 }
 
 /**
@@ -370,6 +397,45 @@ export function defineScenarios(ctx) {
           'every create drops the whole page cache, so after each group of creates the next list of each page queries PGlite again, and PGlite runs its statements on the service\'s one event loop, so lists wait behind the creates\' insert and the HTTP work of the turn; on a machine where other processes keep more than a core busy, the lists-only runs of the same service miss 20 ms too. Going further needs a cache that keeps the pages a create cannot change (a new animal only ever lands on the last page of a listing) and PGlite off the event loop (its own worker thread).',
       },
     );
+  }
+  // Creates with one endpoint subscribed to pet.created (a receiver on loopback, so the service runs with
+  // PETSTORE_WEBHOOKS_ALLOW_PRIVATE=true) against the same creates without one: two services, each on a fresh copy.
+  if (embedded.webhookCopy) {
+    const receiver = { key: 'webhook-receiver', start: () => startWebhookReceiver({ name: 'webhook-receiver', logDir }) };
+    const plain = service('embedded-create-plain', { dataDir: embedded.webhookPlainCopy }, 'rest-create-webhook-embedded');
+    const withEndpoint = subscribed(
+      service('embedded-create-webhook', { dataDir: embedded.webhookCopy, env: { PETSTORE_WEBHOOKS_ALLOW_PRIVATE: 'true' } }, 'rest-create-webhook-embedded'),
+      receiver,
+    );
+    scenarios.push({
+      id: 'rest-create-webhook-embedded',
+      title: 'REST create with one subscribed webhook endpoint, embedded DB, against creates without one',
+      chartLabel: 'REST create · one webhook endpoint vs none',
+      kind: 'throughput',
+      target: { op: '>=', value: 0.9 },
+      a: { label: 'service, no endpoint', spec: plain },
+      b: { label: 'service, one endpoint (a local receiver answering 204)', spec: withEndpoint },
+      request: createRequest,
+      database: 'embedded',
+      // After each run of B, its queued deliveries are sent before the next run starts, so that catching up does not
+      // fall into A's run: the receiver's count is read until it has stopped rising for a second.
+      async afterRun({ side, pool }) {
+        if (side !== 'b') return 'no deliveries';
+        const { url } = await pool.get(receiver);
+        const started = Date.now();
+        const count = async () => Number(await (await fetch(url)).text());
+        let last = await count();
+        for (let still = 0; still < 4; ) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          const now = await count();
+          still = now === last ? still + 1 : 0;
+          last = now;
+        }
+        return `deliveries sent up to ${last} in all, ${((Date.now() - started) / 1000).toFixed(1)} s after the run`;
+      },
+      note:
+        'Each create of B records its pet.created event and delivery in its own transaction (the outbox). Deliveries yield to requests: while creates keep B busy (its event loop over 80% used), its worker takes due deliveries once a second, and sends the rest once the load drops. After each run of B the harness waits until the receiver stops receiving, so that catch-up does not fall into A\'s run; the log shows how long it took.',
+    });
   }
   // The store rows' service: its own copy of the data, with fresh available animals after the seeded 10,000.
   const storeService = service('embedded-store', { dataDir: embedded.storeCopy }, 'rest-patch-embedded');

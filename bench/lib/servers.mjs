@@ -14,9 +14,10 @@ const API_KEYS = `${API_KEY}:enterprise:2000000000:2000000000`;
 
 /**
  * Starts `node apps/server/dist/main.js` as `npm start` does (or `main`, a snapshot of it), on PostgreSQL (`databaseUrl`) or the embedded
- * database (`dataDir`), with the given rate-limit store. `profile` adds `--cpu-prof` into bench/results/profiles.
+ * database (`dataDir`), with the given rate-limit store. `profile` adds `--cpu-prof` into bench/results/profiles; `env`
+ * adds settings.
  */
-export async function startService({ name, logDir, main = SERVICE_MAIN, databaseUrl, dataDir, limiter, redisUrl, logLevel, profile = false }) {
+export async function startService({ name, logDir, main = SERVICE_MAIN, databaseUrl, dataDir, limiter, redisUrl, logLevel, profile = false, env: extraEnv = {} }) {
   const port = await freePort();
   const profileFile = profile ? join(PROFILE_DIR, `${name}.cpuprofile`) : undefined;
   const args = profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
@@ -30,6 +31,7 @@ export async function startService({ name, logDir, main = SERVICE_MAIN, database
     REDIS_URL: redisUrl,
     // The default, as `npm start` runs: one log line per request (unset = info). `logLevel` only for the log-cost row.
     PETSTORE_LOG_LEVEL: logLevel ?? process.env.BENCH_SERVICE_LOG_LEVEL,
+    ...extraEnv,
   });
   const server = await startProcess({
     name,
@@ -88,3 +90,6 @@ export const startEmbedHost = ({ name, logDir, dataDir, telemetry = 'api', logge
     LOGGER: logger,
     LOG_FILE: join(logDir, `${name}-requests.log`),
   });
+
+/** The receiver of the webhook row: answers each delivery 204. */
+export const startWebhookReceiver = ({ name, logDir }) => startBaseline(name, 'webhook-receiver.mjs', logDir, {});

@@ -3,6 +3,7 @@ import type { Order } from '../domain/order-schemas.js';
 import type { Pet } from '../domain/pet-schemas.js';
 import type { Webhook, WebhookDelivery, WebhookDeliveryStatus, WebhookEventType } from '../domain/webhook-schemas.js';
 import type { Database } from './database.js';
+import { groupedStatements } from './grouped-statements.js';
 import { tableIn } from './schema.js';
 
 /** An endpoint with its signing secrets. */
@@ -64,6 +65,13 @@ export interface WebhookRepository {
   prune(before: Date): Promise<number>;
   /** How many deliveries are pending, and since when the oldest. */
   backlog(): Promise<{ pending: number; oldest: Date | undefined }>;
+}
+
+/** A 2xx to record. */
+interface Delivered {
+  id: number;
+  status: number;
+  at: Date;
 }
 
 interface EndpointRow {
@@ -134,6 +142,28 @@ export function createWebhookRepository(db: Kysely<Database>, schema?: string): 
   const deliveries = tableIn(schema, 'webhook_deliveries');
   const endpointColumns = sql`id, url, events, secret, created_at, disabled_at`;
   const deliveryColumns = sql`d.id, d.event_id, v.type, d.status, d.attempts, d.created_at, d.last_attempt_at, d.next_attempt_at, d.response_status, d.error`;
+  // The common outcome, a 2xx, recorded for the deliveries of a turn (or of one statement's time) in one statement:
+  // an instance sending many deliveries makes one write per group, not one per delivery. Their endpoints are no
+  // longer failing.
+  const deliveredMany = async (done: readonly Delivered[]) => {
+    await sql`
+      with attempted as (
+        update ${deliveries} d set status = 'delivered', lease_until = null, last_attempt_at = x.at, next_attempt_at = null,
+          response_status = x.status, error = null
+        from unnest(${done.map((x) => x.id)}::bigint[], ${done.map((x) => x.status)}::int[], ${done.map((x) => x.at.toISOString())}::timestamptz[])
+          as x(id, status, at)
+        where d.id = x.id
+        returning d.endpoint_id
+      )
+      update ${endpoints} e set failing_since = null
+      where e.id in (select endpoint_id from attempted) and e.failing_since is not null`.execute(db);
+    return done.map(() => undefined);
+  };
+  const settleDelivered = groupedStatements<Delivered, undefined>({
+    many: deliveredMany,
+    one: async (delivered) => (await deliveredMany([delivered]))[0],
+    keyOf: (delivered) => delivered.id,
+  });
   return {
     async create(owner, { url, events: types, secret }, now, max) {
       // The lowest free slot of the owner's `max`: a registration racing for the same one waits for it and takes
@@ -236,6 +266,10 @@ export function createWebhookRepository(db: Kysely<Database>, schema?: string): 
       }));
     },
     async settle(delivery, attempt, now, disableIfFailingSince) {
+      if (attempt.ok) {
+        await settleDelivered({ id: delivery.id, status: attempt.status, at: now });
+        return { disabled: false };
+      }
       const error = attempt.ok ? null : attempt.error.slice(0, ERROR_LENGTH);
       const status = attempt.ok ? 'delivered' : attempt.retryAt ? 'pending' : 'failed';
       const { rows } = await sql<{ disabled: boolean | null }>`

@@ -116,6 +116,39 @@ describe.each(testDatabases)('webhooks through the store on $name', (database) =
     await store.deleteWebhook({ webhookId: endpoint.id }, { apiKey });
   });
 
+  it('lets deliveries wait while changes keep the event loop busy, then sends every one', async () => {
+    // A store of its own (on a database of its own), whose worker may take deliveries only once a minute while busy.
+    const fresh = await database.open();
+    const busyStore = createPetStore({
+      db: fresh.db,
+      webhooks: { allowPrivate: true, transport: createWebhookTransport({ allowPrivate: true }), concurrency: 2, pollMs: 20, busyClaimEveryMs: 60_000 },
+    });
+    try {
+      const key = (await busyStore.apiKeys.create({ plan: 'enterprise', limits: { perMinute: 100_000, perDay: 1_000_000 } })).key;
+      await busyStore.createWebhook({ url: receiver.url, events: ['pet.created'] }, { apiKey: key });
+      const busyPets = () => receiver.received.filter((r) => r.body.includes('"Busy"')).length;
+      // 1.5 s of creates, the event loop kept busy about 90% of the time between them.
+      const end = Date.now() + 1_500;
+      let created = 0;
+      while (Date.now() < end) {
+        await busyStore.createPet({ name: 'Busy', categoryId: 1 }, { apiKey: key });
+        created += 1;
+        const spin = Date.now() + 45;
+        while (Date.now() < spin);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const whileBusy = busyPets();
+      expect(created).toBeGreaterThan(15);
+      // What was taken before the first window of load was measured (a claim or two of two), no more.
+      expect(whileBusy).toBeLessThanOrEqual(4);
+      await until(() => busyPets() >= created, 10_000);
+      expect(busyPets()).toBe(created);
+    } finally {
+      await busyStore.close();
+      await fresh.close();
+    }
+  });
+
   it('keeps at most 10 endpoints per owner, however many registrations race', async () => {
     const owner = (await store.apiKeys.create({ plan: 'enterprise', limits: { perMinute: 100_000, perDay: 1_000_000 } })).key;
     const results = await Promise.allSettled(
