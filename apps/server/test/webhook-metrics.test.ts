@@ -153,4 +153,12 @@ describe('the webhook backlog gauges when the database does not answer', () => {
     expect(sample(page, 'petstore_webhook_deliveries_pending')).toBe(3);
     expect(sample(page, 'petstore_webhook_oldest_pending_seconds')).toBe(42);
   });
+
+  it('are NaN for a scrape whose statement fails, and the page is served', async () => {
+    const observability = createObservability({ logger: pino({ level: 'silent' }) });
+    observability.watchWebhookBacklog(() => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })));
+    const page = await observability.registry.metrics();
+    expect(page).toMatch(/^petstore_webhook_deliveries_pending nan$/im);
+    expect(page).toContain('petstore_build_info{version=');
+  });
 });

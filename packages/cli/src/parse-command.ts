@@ -42,9 +42,9 @@ export const HELP = `Usage: npx @petstore/cli keys <command> [options]
        npx @petstore/cli usage [options]
        npx @petstore/cli webhooks <command> [options]
 
-Manages the API keys of a Pet Store embedded in your service, reports their usage, and shows its webhooks: on your PostgreSQL
-database, or in an embedded data folder (through the service's admin channel while a Pet Store service runs on it,
-directly when none does).
+Manages the API keys of a Pet Store embedded in your service, reports their usage, and looks after its webhooks:
+on your PostgreSQL database, or in an embedded data folder (through the service's admin channel while a Pet Store
+service runs on it, directly when none does).
 
 Commands:
   keys create --plan free|pro|business|enterprise [--label TEXT]
