@@ -48,6 +48,7 @@ const inProcessServerTests = [
   'apps/server/test/orders.test.ts',
   'apps/server/test/server.test.ts',
   'apps/server/test/store-changes.test.ts',
+  'apps/server/test/webhook-metrics.test.ts',
 ];
 
 /**

@@ -9,6 +9,7 @@ import {
   type AdminChannelFolder,
   type DomainAdmin,
   type KeyAdmin,
+  type WebhookAdmin,
 } from '@petstore/cli/admin-channel';
 
 /*
@@ -23,6 +24,8 @@ const METHODS = new Set(['create', 'list', 'revoke', 'setLimits', 'roll', 'depre
 /** The domain store methods the tool may call remotely, and which of them change what is served. */
 const DOMAIN_METHODS = new Set(['add', 'verify', 'list', 'remove', 'redirect']);
 const DOMAIN_CHANGES = new Set(['add', 'verify', 'remove', 'redirect']);
+/** The webhook methods the tool may call remotely: the operator's view (`petstore webhooks …`). */
+const WEBHOOK_METHODS = new Set(['list', 'deliveries', 'redeliver']);
 
 /** What the admin listener serves. */
 export interface AdminTarget {
@@ -32,6 +35,8 @@ export interface AdminTarget {
   /** The custom domains; a change is served at once (`onDomainsChanged`). */
   domains?: DomainAdmin;
   onDomainsChanged?: () => Promise<void>;
+  /** The operator's view of the webhooks: every owner's endpoints, their deliveries, redelivery; no secret. */
+  webhooks?: WebhookAdmin;
 }
 
 /** The admin listener of a running service. */
@@ -102,9 +107,9 @@ export async function openAdminChannel(dataDir: string, target: AdminTarget, opt
       );
       return;
     }
-    const [, group, method] = /^\/(keys|domains)\/([A-Za-z]+)$/.exec(req.url ?? '') ?? [];
-    const object = group === 'domains' ? target.domains : target.keys;
-    const allowed = group === 'domains' ? DOMAIN_METHODS : METHODS;
+    const [, group, method] = /^\/(keys|domains|webhooks)\/([A-Za-z]+)$/.exec(req.url ?? '') ?? [];
+    const object = group === 'domains' ? target.domains : group === 'webhooks' ? target.webhooks : target.keys;
+    const allowed = group === 'domains' ? DOMAIN_METHODS : group === 'webhooks' ? WEBHOOK_METHODS : METHODS;
     if (req.method !== 'POST' || method === undefined || object === undefined || !allowed.has(method)) {
       return reply(res, 404, { message: 'No such admin action.' });
     }

@@ -3,6 +3,7 @@ import type { DomainRedirect } from '@petstore/core';
 import { labelProblem, MAX_GRACE_MS, MAX_LABEL_LENGTH, normalizeDomainName, PLAN_NAMES, shownText, type Limits, type PlanName } from '@petstore/core/input-rules';
 import { parseDuration, parseInstant } from '@petstore/cli/duration';
 import { USAGE_OPTIONS, usageSelection, type UsageSelection } from '@petstore/cli/usage';
+import { DELIVERIES_OPTIONS, webhookCommand, type WebhookCommand } from '@petstore/cli/webhooks';
 
 /** A command line the key tool does not take: the tool says why on stderr and exits with 2, touching nothing. */
 export class UsageError extends Error {
@@ -31,7 +32,8 @@ export type Command =
   | { name: 'domains redirect'; domain: string; redirect: DomainRedirect | null }
   | { name: 'backup'; file: string }
   | { name: 'restore'; file: string }
-  | ({ name: 'usage' } & UsageSelection);
+  | ({ name: 'usage' } & UsageSelection)
+  | WebhookCommand;
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -104,6 +106,15 @@ function domainName(value: string, command: string): string {
 }
 
 const DOMAIN_MISSING = 'Give a domain name, such as api.example.com.';
+
+/** A `webhooks` command checked as `@petstore/cli` checks it, its mistakes in the key tool's words. */
+function webhooks(name: string, args: string[], values: Values) {
+  try {
+    return webhookCommand(name, args, values as Parameters<typeof webhookCommand>[2]);
+  } catch (error) {
+    throw new UsageError((error as Error).message, `webhooks ${name}`);
+  }
+}
 
 /** The label of `--label`, refused (and shown escaped) unless it keeps the rule of a key's label. */
 function labelOf(value: string | undefined): string | null {
@@ -252,6 +263,33 @@ const commands: Record<string, CommandSpec> = {
       return { name: 'domains redirect', domain: name, redirect: { to, status: status === '308' ? 308 : 301 } };
     },
   },
+  'webhooks list': {
+    usage: 'webhooks list [--json]',
+    summary: "Every owner's webhook endpoints: id, owner (its first key, the keys of its lineage, label), url, events, state, failing since, pending.",
+    details: 'Never prints a secret.',
+    args: [],
+    options: { json: JSON_OUTPUT },
+    build: (values) => webhooks('list', [], values),
+  },
+  'webhooks deliveries': {
+    usage: 'webhooks deliveries WEBHOOK_ID [--status STATUS] [--limit N] [--json]',
+    summary: "An endpoint's deliveries, newest first: event, status, attempts, last attempt, last status or error, next attempt.",
+    args: ['WEBHOOK_ID'],
+    missing: 'Give the id of a webhook endpoint (see "petstore webhooks list").',
+    options: Object.fromEntries(
+      DELIVERIES_OPTIONS.map(([name, value, text]) => [name, value === undefined ? { type: 'boolean', text } : { type: 'string', value, text }]),
+    ),
+    build: (values, args) => webhooks('deliveries', args, values),
+  },
+  'webhooks redeliver': {
+    usage: 'webhooks redeliver WEBHOOK_ID DELIVERY_ID',
+    summary: "Send a delivery's event again (the same webhook-id) as a new delivery, due now; any owner's.",
+    details: 'A running instance sends it within its poll (5 s by default), and retries it on the schedule.',
+    args: ['WEBHOOK_ID', 'DELIVERY_ID'],
+    missing: 'Give the endpoint and the delivery: petstore webhooks redeliver WEBHOOK_ID DELIVERY_ID (see "petstore webhooks deliveries WEBHOOK_ID").',
+    options: {},
+    build: (values, args) => webhooks('redeliver', args, values),
+  },
   backup: {
     usage: 'backup FILE',
     summary: 'Write a consistent copy of the embedded database (gzipped tar), also while the service runs.',
@@ -297,10 +335,11 @@ const VERSION_OPTION = '  -v, --version'.padEnd(30) + 'Print the release of the 
 /** The tool's help: every command, one line of usage and one of purpose. */
 export const HELP = `Usage: petstore keys <command> [options]
        petstore domains <command> [options]
+       petstore webhooks <command> [options]
        petstore backup FILE | petstore restore FILE
        petstore usage [options]
 
-Manage the API keys and custom domains of the Pet Store. Uses the database the
+Manage the API keys, custom domains and webhooks of the Pet Store. Uses the database the
 service uses: DATABASE_URL (PostgreSQL) or else the embedded database in PETSTORE_DATA_DIR,
 through the running service when it runs on that folder, directly otherwise.
 
@@ -381,6 +420,14 @@ export function parseCommandLine(argv: string[], now: number): Command {
     if (command === '--help' || command === '-h') return { name: 'help', text: HELP };
     if (command === undefined) throw new UsageError('Give a domains command: add, verify, list, remove or redirect.');
     const name = `domains ${command}`;
+    const spec = commands[name];
+    if (!spec) throw new UsageError(`Unknown command "${name}".`);
+    return parseCommand(name, spec, argv.slice(2), now);
+  }
+  if (group === 'webhooks') {
+    if (command === '--help' || command === '-h') return { name: 'help', text: HELP };
+    if (command === undefined) throw new UsageError('Give a webhooks command: list, deliveries or redeliver.');
+    const name = `webhooks ${command}`;
     const spec = commands[name];
     if (!spec) throw new UsageError(`Unknown command "${name}".`);
     return parseCommand(name, spec, argv.slice(2), now);

@@ -16,6 +16,10 @@ async function runCommand(command: Work, io: CliIo): Promise<number> {
     const { runUsageCommand } = await import('./cli-usage.js');
     return runUsageCommand(command, config, io);
   }
+  if (command.name.startsWith('webhooks ')) {
+    const { runWebhookCommand } = await import('./cli-webhooks.js');
+    return runWebhookCommand(command as Extract<Work, { name: `webhooks ${string}` }>, config, io);
+  }
   if (command.name.startsWith('domains ')) {
     const { runDomainCommand } = await import('./cli-domains.js');
     return runDomainCommand(command as Extract<Work, { name: `domains ${string}` }>, config, io);

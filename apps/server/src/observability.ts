@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PetStoreError, type PetStoreMetrics } from '@petstore/core';
+import { PetStoreError, WEBHOOK_REFUSAL_REASONS, type PetStoreMetrics, type WebhookBacklog } from '@petstore/core';
 import { JSON_CONTENT_TYPE } from '@petstore/http';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -76,6 +76,21 @@ export function createObservability(options: { logger: Logger }) {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
+  const webhookAttempts = new Counter({
+    name: 'petstore_webhook_attempts_total',
+    help: "Webhook delivery attempts of this instance by outcome: delivered (a 2xx), retrying (failed, due again), failed (the schedule's last).",
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const webhookRefusals = new Counter({
+    name: 'petstore_webhook_refusals_total',
+    help: 'Webhook targets this instance refused to send to, by reason: scheme, address (not public), dns (does not resolve), redirect.',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  // Every label value at 0 from the start: a rate over the first failure is then not lost.
+  for (const outcome of ['delivered', 'retrying', 'failed']) webhookAttempts.inc({ outcome }, 0);
+  for (const reason of WEBHOOK_REFUSAL_REASONS) webhookRefusals.inc({ reason }, 0);
   // The running release as a label of a constant 1, the Prometheus idiom: joined to other series, it says which
   // instance runs what during a rolling upgrade.
   new Gauge({
@@ -140,6 +155,46 @@ export function createObservability(options: { logger: Logger }) {
         },
       });
     },
+    /**
+     * The webhook backlog of the whole database (`petstore_webhook_deliveries_pending`,
+     * `petstore_webhook_oldest_pending_seconds`), read at each scrape: one statement for both gauges, never two at
+     * once (a scrape while one is still out waits for it). An answer not back within `timeoutMs` (the database is
+     * down or slow) makes both NaN for that scrape, and the rest of the scrape is served as usual.
+     */
+    watchWebhookBacklog(backlog: () => Promise<WebhookBacklog>, options: { timeoutMs?: number } = {}) {
+      const timeoutMs = options.timeoutMs ?? 1000;
+      let reading: Promise<WebhookBacklog | undefined> | undefined;
+      const read = () =>
+        (reading ??= new Promise<WebhookBacklog | undefined>((resolve) => {
+          const timer = setTimeout(() => resolve(undefined), timeoutMs);
+          backlog().then(
+            (answer) => resolve(answer),
+            (error: unknown) => {
+              logger.debug({ err: error }, 'webhook backlog could not be read for metrics');
+              resolve(undefined);
+            },
+          ).finally(() => {
+            clearTimeout(timer);
+            reading = undefined;
+          });
+        }));
+      new Gauge({
+        name: 'petstore_webhook_deliveries_pending',
+        help: 'Webhook deliveries still to send on the whole database, every instance\'s (due now or waiting for a retry); NaN when it could not be read.',
+        registers: [registry],
+        async collect() {
+          this.set((await read())?.pending ?? Number.NaN);
+        },
+      });
+      new Gauge({
+        name: 'petstore_webhook_oldest_pending_seconds',
+        help: 'Age of the oldest pending webhook delivery on the whole database, from its event; 0 when none is pending, NaN when it could not be read.',
+        registers: [registry],
+        async collect() {
+          this.set((await read())?.oldestPendingSeconds ?? Number.NaN);
+        },
+      });
+    },
     /** The packages' metrics interface on this registry. */
     metrics: {
       requestServed({ method, route, status, seconds, reason }) {
@@ -151,6 +206,10 @@ export function createObservability(options: { logger: Logger }) {
       deprecatedCall: ({ operationId, plan }) => deprecatedCalls.inc({ operation: operationId, plan }),
       callCounted: ({ plan, operationId, outcome }) => callTally.add(plan, operationId, outcome),
       databaseWait: ({ stage, seconds }) => databaseWait.observe({ stage }, seconds),
+      webhookAttempt({ outcome, refused }) {
+        webhookAttempts.inc({ outcome });
+        if (refused) webhookRefusals.inc({ reason: refused });
+      },
     } satisfies PetStoreMetrics,
   };
 }

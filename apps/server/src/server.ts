@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerOptions } from 'node:http';
 import { stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createDomainStore, type Clock, type DomainStore, type UsageQuery } from '@petstore/core';
+import { createDomainStore, createWebhookAdmin, type Clock, type DomainStore, type UsageQuery } from '@petstore/core';
 import {
   closeGracefully,
   createDnsCheck,
@@ -134,6 +134,7 @@ export async function startServer(
   }
   if (service.database.pool) observability?.watchPool(service.database.pool);
   observability?.watchDependencies(service.dependencies);
+  observability?.watchWebhookBacklog(() => service.store.webhookBacklog());
   const check = config.platformHost ? createDnsCheck({ platformHost: config.platformHost, servers: config.dnsServers }) : undefined;
   const domains = createDomainStore(service.database.db, { schema: service.schema, check, ...(options.clock ? { clock: options.clock } : {}) });
   const domainRegistry = await startDomainRegistry({ domains, recheck: check !== undefined, logger });
@@ -189,7 +190,8 @@ export async function startServer(
     const { backup } = service.database;
     if (config.dataDirIsFolder && backup) {
       const keys = { ...service.store.apiKeys, deprecatedUsage: () => service.store.deprecatedUsage(), usage: (query?: UsageQuery) => service.store.usage(query) };
-      const target = { keys, backup, domains, onDomainsChanged: domainRegistry.refresh };
+      const webhooks = createWebhookAdmin(service.database.db, { schema: service.schema });
+      const target = { keys, backup, domains, onDomainsChanged: domainRegistry.refresh, webhooks };
       // A place someone else holds (a shared XDG_RUNTIME_DIR) costs the key tool its way in, never the API.
       admin = await openAdminChannel(config.dataDir, target, { runtimeDir: config.runtimeDir }).catch((error: unknown) => {
         logger.warn({ err: error }, 'No admin channel: the key tool cannot reach this service while it runs');

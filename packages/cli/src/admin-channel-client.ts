@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import type { ApiKeyStore, DomainStore, PetStore } from '@petstore/core';
+import type { ApiKeyStore, DomainStore, PetStore, WebhookAdmin } from '@petstore/core';
 import { adminChannelFolders, readTrustedToken, type AdminChannelFolder } from './admin-channel-folder.js';
 
 /*
@@ -28,6 +28,8 @@ export interface AdminClient {
   keys: KeyAdmin;
   /** The custom domains of the running service. */
   domains: DomainAdmin;
+  /** The webhooks of the running service, as the operator sees them. */
+  webhooks: WebhookAdmin;
   /** Streams a backup of the running service's database. */
   backup(): Promise<Buffer>;
 }
@@ -85,6 +87,7 @@ function clientOf(socketPath: string, token: string): AdminClient {
   return {
     keys: remote<KeyAdmin>('keys'),
     domains: remote<DomainAdmin>('domains'),
+    webhooks: remote<WebhookAdmin>('webhooks'),
     async backup() {
       const answer = await call(socketPath, token, 'GET', '/backup');
       if (answer.status !== 200) throw new Error(JSON.parse(answer.body.toString('utf8')).message as string);

@@ -11,3 +11,4 @@ export {
   type AdminChannelFolder,
 } from './admin-channel-folder.js';
 export { connectAdminChannel, reviveDates, type AdminClient, type DomainAdmin, type KeyAdmin } from './admin-channel-client.js';
+export type { WebhookAdmin } from '@petstore/core';

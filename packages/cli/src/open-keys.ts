@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createApiKeyStore, readUsage, type ApiKeyStore, type Database, type UsageQuery, type UsageRow } from '@petstore/core';
+import { createApiKeyStore, createWebhookAdmin, readUsage, type ApiKeyStore, type Database, type UsageQuery, type UsageRow, type WebhookAdmin } from '@petstore/core';
 import { openDatabase, unreachableDatabase } from '@petstore/drivers';
 import type { Kysely } from 'kysely';
 import { connectAdminChannel } from './admin-channel-client.js';
@@ -11,6 +11,8 @@ export interface OpenKeys {
   keys: ApiKeyStore;
   /** The usage ledger's rows: as written so far on the database; the service's own answer through its channel. */
   usage(query: UsageQuery): Promise<UsageRow[]>;
+  /** The webhooks as the operator sees them: every owner's endpoints and deliveries, no secret. */
+  webhooks: WebhookAdmin;
   /** How the tool reached them: the database itself, or a running service's admin channel. */
   through: 'database' | 'admin channel';
   close(): Promise<void>;
@@ -49,7 +51,9 @@ export async function openKeys(target: Target, err: { write(text: string): unkno
       runtimeDir: target.runtimeDir,
       onIgnored: (place, reason) => err.write(`Not using the admin channel in ${place.folder}: ${reason}.\n`),
     });
-    if (admin) return { keys: admin.keys, usage: (query) => admin.keys.usage(query), through: 'admin channel', close: async () => {} };
+    if (admin) {
+      return { keys: admin.keys, usage: (query) => admin.keys.usage(query), webhooks: admin.webhooks, through: 'admin channel', close: async () => {} };
+    }
   }
   const database = await openDatabase({ databaseUrl: target.databaseUrl, dataDir: target.dataDir, poolSize: 1 });
   try {
@@ -62,6 +66,7 @@ export async function openKeys(target: Target, err: { write(text: string): unkno
   return {
     keys: createApiKeyStore(database.db, { schema: target.schema }),
     usage: (query) => readUsage(database.db, query, { schema: target.schema }),
+    webhooks: createWebhookAdmin(database.db, { schema: target.schema }),
     through: 'database',
     close: () => database.close(),
   };

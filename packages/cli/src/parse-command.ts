@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { labelProblem, MAX_GRACE_MS, PLAN_NAMES, shownText, type Limits, type PlanName } from '@petstore/core/input-rules';
 import { parseDuration, parseInstant } from './duration.js';
 import { USAGE_OPTIONS, usageSelection, type UsageSelection } from './usage-selection.js';
+import { DELIVERIES_OPTIONS, webhookCommand, type WebhookCommand } from './webhook-selection.js';
 
 /** Where the keys live: the host's PostgreSQL database, or an embedded data folder; and the store's schema in it. */
 export type Target = (
@@ -23,6 +24,7 @@ export type Command =
         | { name: 'revoke'; id: number }
         | { name: 'set-limits'; id: number; limits: Limits }
         | ({ name: 'usage' } & UsageSelection)
+        | WebhookCommand
       ));
 
 /** A command line the tool does not take: the message says why, and the process exits 2. */
@@ -34,12 +36,15 @@ const DEFAULT_GRACE = '24h';
 
 const usageOptions = USAGE_OPTIONS.map(([name, value, text]) => `  ${`--${name}${value ? ` ${value}` : ''}`.padEnd(19)}  ${text}`).join('\n');
 
+const deliveriesOptions = DELIVERIES_OPTIONS.map(([name, value, text]) => `  ${`--${name}${value ? ` ${value}` : ''}`.padEnd(19)}  ${text}`).join('\n');
+
 export const HELP = `Usage: npx @petstore/cli keys <command> [options]
        npx @petstore/cli usage [options]
+       npx @petstore/cli webhooks <command> [options]
 
-Manages the API keys of a Pet Store embedded in your service, and reports their usage: on your PostgreSQL
-database, or in an embedded data folder (through the service's admin channel while a Pet Store service runs on it,
-directly when none does).
+Manages the API keys of a Pet Store embedded in your service, reports their usage, and looks after its webhooks:
+on your PostgreSQL database, or in an embedded data folder (through the service's admin channel while a Pet Store
+service runs on it, directly when none does).
 
 Commands:
   keys create --plan free|pro|business|enterprise [--label TEXT]
@@ -55,9 +60,19 @@ Commands:
                                                   requests per key, UTC day, plan and operation: served, 429,
                                                   ban, other 4xx, 5xx, unmetered (getUsage); a rolled key's rows
                                                   under its first key's id, with the ids they came from
+  webhooks list [--json]                          every owner's webhook endpoints: id, owner (its first key, the
+                                                  keys of its lineage, label), url, events, enabled or disabled,
+                                                  failing since, pending deliveries; never a secret
+  webhooks deliveries WEBHOOK_ID [--status STATUS] [--limit N] [--json]
+                                                  an endpoint's deliveries, newest first: status, attempts, last
+                                                  attempt, last status or error, next attempt
+  webhooks redeliver WEBHOOK_ID DELIVERY_ID       sends that delivery's event again (same webhook-id), due now
 
 Usage options:
 ${usageOptions}
+
+Deliveries options:
+${deliveriesOptions}
 
 DURATION is a number and a unit, or several: 90s, 30m, 12h, 30d, 2w, 1d12h (0: no grace). TIME is an
 instant with its zone (2027-01-01T00:00:00Z) or a date (2027-01-01, midnight UTC).
@@ -153,6 +168,8 @@ export function parseCommand(argv: readonly string[], env: Readonly<Record<strin
         format: { type: 'string' },
         totals: { type: 'boolean' },
         html: { type: 'string' },
+        status: { type: 'string' },
+        limit: { type: 'string' },
       },
     });
   } catch (error) {
@@ -165,9 +182,12 @@ export function parseCommand(argv: readonly string[], env: Readonly<Record<strin
   }
   if (values.help || positionals.length === 0) return { name: 'help', text: HELP };
   if (positionals[0] === 'usage') return usageCommand(values, positionals, env);
+  if (positionals[0] === 'webhooks') return webhooksCommand(values, positionals, env);
   const [group, name, id, ...extra] = positionals;
   if (group !== 'keys') {
-    throw new UsageError(`Unknown command ${JSON.stringify(group)}: the tool manages keys (keys create, roll, list, revoke, set-limits) and reports usage (usage).`);
+    throw new UsageError(
+      `Unknown command ${JSON.stringify(group)}: the tool manages keys (keys create, roll, list, revoke, set-limits), reports usage (usage) and shows webhooks (webhooks list, deliveries, redeliver).`,
+    );
   }
   const allowed: Record<string, readonly string[]> = {
     create: ['plan', 'label', 'expires-at', 'expires-in', 'per-minute', 'per-day'],
@@ -231,4 +251,26 @@ function usageCommand(values: Record<string, string | boolean | undefined>, posi
     throw new UsageError((error as Error).message);
   }
   return { ...targetOf(values, env), name: 'usage', ...selection };
+}
+
+/** `webhooks list | deliveries | redeliver`: the arguments and options as the service's `petstore webhooks` checks them, then the target. */
+function webhooksCommand(values: Record<string, string | boolean | undefined>, positionals: readonly string[], env: Readonly<Record<string, string | undefined>>): Command {
+  const [, name = '', ...args] = positionals;
+  const own: Record<string, readonly string[]> = { list: ['json'], deliveries: ['status', 'limit', 'json'], redeliver: [] };
+  const takes = Object.hasOwn(own, name) ? own[name]! : undefined;
+  if (!takes) throw new UsageError(`Unknown command webhooks ${name}: use webhooks list, deliveries or redeliver.`.replace(' :', ':'));
+  for (const option of Object.keys(values)) {
+    if (!['database-url', 'data-dir', 'schema', ...takes].includes(option)) throw new UsageError(`webhooks ${name} does not take --${option}.`);
+  }
+  const count = { list: 0, deliveries: 1, redeliver: 2 }[name as 'list'];
+  if (args.length !== count) {
+    throw new UsageError(count === 0 ? `webhooks ${name} takes no argument.` : `webhooks ${name} takes ${count === 1 ? 'WEBHOOK_ID' : 'WEBHOOK_ID DELIVERY_ID'}.`);
+  }
+  let command;
+  try {
+    command = webhookCommand(name, args, values as Parameters<typeof webhookCommand>[2]);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return { ...targetOf(values, env), ...command };
 }

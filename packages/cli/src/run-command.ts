@@ -40,9 +40,18 @@ const ROLL_REFUSED = {
  * @example await runCommand(parseCommand(['keys', 'list'], process.env), process.stdout, process.stderr)
  */
 export async function runCommand(command: Exclude<Command, { name: 'help' | 'version' }>, out: Out, err: Out): Promise<number> {
-  const { keys, usage, close } = await openKeys(command, err);
+  const { keys, usage, webhooks, close } = await openKeys(command, err);
   try {
     switch (command.name) {
+      case 'webhooks list':
+      case 'webhooks deliveries':
+      case 'webhooks redeliver': {
+        const { printWebhooks } = await import('./print-webhooks.js');
+        return await printWebhooks({ webhooks, keys }, command, { out, err }, (message) => {
+          err.write(`${message}\n`);
+          return 1;
+        });
+      }
       case 'usage': {
         // The report's module (and chart.js, for a page) loads only for this command.
         const { printUsage } = await import('./print-usage.js');

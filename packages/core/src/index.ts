@@ -79,7 +79,7 @@ export {
   type DomainState,
   type DomainHostsSnapshot,
 } from './domains/domain-store.js';
-export { countedInto, type PetStoreMetrics, type UnavailableReason } from './telemetry/metrics.js';
+export { countedInto, WEBHOOK_REFUSAL_REASONS, type PetStoreMetrics, type UnavailableReason, type WebhookBacklog } from './telemetry/metrics.js';
 export { timedCalls } from './telemetry/timed-calls.js';
 export { STORE_TRACER_NAME, type TracerProviderLike } from './telemetry/tracer-provider.js';
 export { loadOptional } from './optional-package.js';
@@ -99,3 +99,4 @@ export {
 } from './webhooks/targets.js';
 export type { SendDelivery, Sending, WebhookTransport } from './webhooks/transport.js';
 export { createWebhookRepository, type DueDelivery, type WebhookRepository } from './storage/webhook-repository.js';
+export { createWebhookAdmin, type OperatorDelivery, type OperatorWebhook, type WebhookAdmin, type WebhookOwner } from './storage/webhook-admin.js';

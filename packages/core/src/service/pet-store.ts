@@ -19,7 +19,7 @@ import { createPetRepository, type PetRepository } from '../storage/pet-reposito
 import { createWebhookRepository, type WebhookRepository } from '../storage/webhook-repository.js';
 import { openWebhooks, type WebhookOptions } from '../webhooks/webhooks.js';
 import { schemaName, storeDatabase } from '../storage/schema.js';
-import type { PetStoreMetrics } from '../telemetry/metrics.js';
+import { attemptsInto, type PetStoreMetrics, type WebhookBacklog } from '../telemetry/metrics.js';
 import { inTrace, openTelemetry } from '../telemetry/open-telemetry.js';
 import type { TracerProviderLike } from '../telemetry/tracer-provider.js';
 import { timedCalls } from '../telemetry/timed-calls.js';
@@ -127,6 +127,12 @@ export interface PetStore extends OperationMethods {
    * @example await store.usage({ from: '2026-11-01', to: '2026-11-30', plan: 'pro' })
    */
   usage(query?: UsageQuery): Promise<UsageRow[]>;
+  /**
+   * The webhook deliveries still to send on the whole database (every instance's), in one statement: for gauges read
+   * when metrics are scraped (`petstore_webhook_deliveries_pending`, `petstore_webhook_oldest_pending_seconds`).
+   * @example const { pending, oldestPendingSeconds } = await store.webhookBacklog()
+   */
+  webhookBacklog(): Promise<WebhookBacklog>;
   /** Writes what is still counted in memory and stops the store's timers. */
   close(): Promise<void>;
   /** The key store, for the key tool and for seeding keys. */
@@ -201,7 +207,7 @@ export function createPetStore(options: PetStoreOptions): PetStore {
   const idempotency = createIdempotencyStore({ db, clock });
   const deprecatedUsage = createDeprecatedUsageLedger({ db, clock });
   const usage = createUsageLedger({ db, clock, ...options.usage });
-  const webhooks = openWebhooks(db, schema, clock, options.webhooks);
+  const webhooks = openWebhooks(db, schema, clock, { ...options.webhooks, onAttempt: attemptsInto(options.metrics, options.webhooks?.onAttempt) });
   const room = createAdmission({ quota, authenticator, clock });
   const observer = createCallObserver({
     usage,
@@ -376,6 +382,10 @@ export function createPetStore(options: PetStoreOptions): PetStore {
     },
     deprecatedUsage: () => deprecatedUsage.list(),
     usage: (query?: UsageQuery) => usage.query(query),
+    async webhookBacklog() {
+      const { pending, oldest } = await webhooks.repository.backlog();
+      return { pending, oldestPendingSeconds: oldest ? Math.max(0, (clock.now() - oldest.getTime()) / 1000) : 0 };
+    },
     close: async () => {
       await Promise.all([deprecatedUsage.close(), usage.close(), webhooks.close()]);
     },

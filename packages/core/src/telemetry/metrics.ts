@@ -1,6 +1,8 @@
 import type { CountedRequest } from '../service/admission.js';
 import { operations } from '../operations/operations.js';
 import type { UsageOutcome } from '../usage/usage-ledger.js';
+import type { AttemptOutcome } from '../webhooks/delivery-worker.js';
+import type { RefusalReason } from '../webhooks/targets.js';
 
 /** Why a request was answered 503 `unavailable`: which dependency could not be reached, or load shedding. */
 export type UnavailableReason = 'database' | 'redis' | 'overloaded';
@@ -36,7 +38,26 @@ export interface PetStoreMetrics {
    * behind it wait with it: `call` has them all, one each, where `statement` has the one statement.
    */
   databaseWait?(wait: { stage: 'acquire' | 'statement' | 'call'; seconds: number }): void;
+  /**
+   * A webhook delivery attempt of this instance: how it ended (`delivered`, `retrying`, or `failed` after the last
+   * retry), and when the target was refused by the address rule, why (one of {@link WEBHOOK_REFUSAL_REASONS}). Never
+   * label it by endpoint: the log line has the endpoint.
+   */
+  webhookAttempt?(attempt: { outcome: AttemptOutcome['outcome']; refused?: RefusalReason | undefined }): void;
 }
+
+/** The webhook deliveries still to send, fleet-wide, as `store.webhookBacklog()` reads them when metrics are scraped. */
+export interface WebhookBacklog {
+  /** Deliveries pending: due now, or waiting for a retry. */
+  pending: number;
+  /** How long the oldest pending delivery has waited since its event, in seconds; 0 when none is pending. */
+  oldestPendingSeconds: number;
+}
+
+const refusals: Record<RefusalReason, true> = { scheme: true, address: true, dns: true, redirect: true };
+
+/** Every reason a webhook target is refused for: the values of a refusals metric's label, known before any happens. */
+export const WEBHOOK_REFUSAL_REASONS = Object.freeze(Object.keys(refusals) as RefusalReason[]);
 
 /**
  * The store's counted requests as metrics: 429s by plan and code, deprecated calls by operation and key.
@@ -48,5 +69,20 @@ export function countedInto(metrics: PetStoreMetrics): (request: CountedRequest)
     else if (key && operationId && operations[operationId].deprecation) {
       metrics.deprecatedCall?.({ operationId, keyId: key.id, plan: key.plan });
     }
+  };
+}
+
+/**
+ * The delivery worker's attempts as metrics (`webhookAttempt`), then to `onAttempt` (the host's log line) as before.
+ * @example openWebhooks(db, schema, clock, { ...options, onAttempt: attemptsInto(metrics, options.onAttempt) })
+ */
+export function attemptsInto(
+  metrics: PetStoreMetrics | undefined,
+  onAttempt: ((attempt: AttemptOutcome) => void) | undefined,
+): ((attempt: AttemptOutcome) => void) | undefined {
+  if (!metrics?.webhookAttempt) return onAttempt;
+  return (attempt) => {
+    metrics.webhookAttempt!({ outcome: attempt.outcome, ...(attempt.refused ? { refused: attempt.refused } : {}) });
+    onAttempt?.(attempt);
   };
 }

@@ -11,6 +11,7 @@ import { petVersions } from './2026-12-03-pet-versions.js';
 import { orders } from './2026-12-03-orders.js';
 import { knownKeysByAddress } from './2026-12-03-known-keys-by-address.js';
 import { webhooks } from './2026-12-03-webhooks.js';
+import { webhookBacklog } from './2026-12-03-webhook-backlog.js';
 
 /** One migration of the store, making its tables in the schema given (unqualified names when undefined). */
 type MigrationIn = (schema: string | undefined) => Migration;
@@ -49,6 +50,7 @@ const migrationsIn: Record<string, MigrationIn | ContractStep> = {
   '2026-12-03-041-orders': orders,
   '2026-12-03-042-known-keys-by-address': knownKeysByAddress,
   '2026-12-03-050-webhooks': webhooks,
+  '2026-12-03-051-webhook-backlog': webhookBacklog,
 };
 
 /** The names of every migration of the store. */
