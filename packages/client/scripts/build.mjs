@@ -75,7 +75,7 @@ export async function bundle({ operations, outDir }) {
   const build = await rolldown({
     input: { index: join(root, 'src/index.ts'), trpc: join(root, 'src/trpc.ts') },
     platform: 'neutral',
-    external: [/^@trpc\//, /^zod(\/|$)/, /^p-limit$/],
+    external: [/^@trpc\//, /^zod(\/|$)/, /^p-limit$/, /^standardwebhooks$/],
     resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
     plugins: [
       {
