@@ -10,6 +10,3 @@ export type { InputArgs, OperationMethod } from './operation-method.js';
 export type { OperationMethods } from './operation-methods.js';
 export type { OperationId, OperationInput, OperationOutput, PageableOperationId, PageItem } from './operation-types.js';
 export { operations, type Route } from './operations.js';
-export { verifyWebhook, type WebhookBody, type WebhookHeaders } from './webhook-verify.js';
-export { WebhookVerificationError, type WebhookVerificationReason } from './webhook-verification-error.js';
-export type { WebhookEvent, WebhookEventType } from './webhook-event.js';

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Pet, WebhookEvent as ServiceWebhookEvent, WebhookEventType as ServiceWebhookEventType } from '@petstore/core';
 import { describe, expectTypeOf, it } from 'vitest';
-import { verifyWebhook, type WebhookEvent, type WebhookEventType } from './index.js';
+import { verifyWebhook, type WebhookEvent, type WebhookEventType } from './webhooks.js';
 
 type ServiceOrder = Extract<ServiceWebhookEvent, { type: 'order.placed' }>['data'];
 

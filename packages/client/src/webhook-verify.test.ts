@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createPetStore, type PetStore } from '@petstore/core';
 import { createHttpHandler } from '@petstore/embed';
 import { createWebhookTransport, listen, testDatabases, type Listening } from '@petstore/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, verifyWebhook, WebhookVerificationError, type PetStoreClient, type WebhookEvent, type WebhookVerificationReason } from './index.js';
+import { createClient, type PetStoreClient } from './index.js';
+import { verifyWebhook, WebhookVerificationError, type WebhookEvent, type WebhookVerificationReason } from './webhooks.js';
 
 // DECISIONS "Events": `verifyWebhook(body, headers, secret)` checks a delivery by the Standard Webhooks scheme and
 // types its event. Real deliveries from a store's worker to a receiver on port 0, on both databases; refusals of
@@ -233,5 +237,24 @@ describe('verifyWebhook refuses', () => {
     for (const wrong of ['', 'whsec_', undefined as unknown as string]) {
       expect(() => verifyWebhook(event, signed(event), wrong)).toThrow(/whsec_/);
     }
+  });
+});
+
+describe('@petstore/client/webhooks', () => {
+  /** The packages a built entry loads, following its own chunks. */
+  async function packagesLoadedBy(entry: string, seen = new Set<string>()): Promise<string[]> {
+    if (seen.has(entry)) return [];
+    seen.add(entry);
+    const text = await readFile(join(fileURLToPath(new URL('../dist/', import.meta.url)), entry), 'utf8');
+    const loaded: string[] = [];
+    for (const [, specifier] of text.matchAll(/^(?:import|export)\b[^;]*?["']([^"']+)["'];?$/gm)) {
+      loaded.push(...(specifier!.startsWith('./') ? await packagesLoadedBy(specifier!.slice(2), seen) : [specifier!]));
+    }
+    return [...new Set(loaded)].sort();
+  }
+
+  it('is an entry of its own: the built main entry never loads standardwebhooks, so a browser app does not', async () => {
+    expect(await packagesLoadedBy('index.js')).toEqual(['p-limit']);
+    expect(await packagesLoadedBy('webhooks.js')).toEqual(['standardwebhooks']);
   });
 });
