@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { listen } from '@petstore/testing';
 import ts from 'typescript';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { startServer, type RunningServer } from '../src/server.js';
 
@@ -66,7 +66,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string) {
 describe("the README's webhook receivers", () => {
   let running: RunningServer;
   let scratch: string;
-  let log: ReturnType<typeof vi.spyOn<Console, 'log'>>;
+  let log: MockInstance<typeof console.log>;
   const closing: (() => Promise<void>)[] = [];
 
   const api = (path: string, init: RequestInit = {}) =>
@@ -148,7 +148,13 @@ describe("the README's webhook receivers", () => {
   it('Express: verifies a real delivery from the raw body, answers 204, and refuses a forged one with 400', async () => {
     vi.stubEnv('PORT', '0');
     const { server } = (await load('webhook-express', replacing(snippet('webhook-express'), 'app.listen(', 'export const server = app.listen('))) as { server: Server };
-    closing.push(() => new Promise((resolve) => server.close(() => resolve())));
+    closing.push(
+      () =>
+        new Promise((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
     await new Promise((resolve) => (server.listening ? resolve(undefined) : server.once('listening', resolve)));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/petstore`;
 
