@@ -5,6 +5,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { freePort, killAtExit } from '@petstore/testing';
 import { recipe } from './doc-recipes.js';
 
@@ -54,6 +55,30 @@ export function send(
       },
     );
     req.on('error', reject).end(options.body);
+  });
+}
+
+/**
+ * Writes `text` as it is over TLS to the balancer (a request no HTTP client would send) and resolves with the status,
+ * the headers (lower-cased names) and the body of the answer, once the balancer closes the connection.
+ * @example const { status } = await sendRaw(port, 'GET /v1/pets HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n')
+ */
+export function sendRaw(port: number, text: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const socket = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false, servername: 'api.example.com' }, () => socket.write(text));
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', ...rest] = answer.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
+    });
   });
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { send } from './haproxy.js';
+import { send, sendRaw } from './haproxy.js';
 import { startProcess, type ServerProcess } from './helpers.js';
 import { nginxInstalled, startNginx, type Nginx } from './nginx.js';
 
@@ -39,6 +39,14 @@ describe.skipIf(unsupported)("docs/deploying.md's nginx recipe in front of three
     const first = await send(nginx.port, '/v1/pets', { from: '127.0.0.9', headers: { 'x-forwarded-for': '198.51.100.7' } });
     expect(first.status).toBe(401);
     expect(first.headers['x-ratelimit-remaining']).toBe('59');
+  });
+
+  it('answers a request whose headers it cannot read with the JSON 400', async () => {
+    const answer = await sendRaw(nginx.port, 'GET /v1/pets HTTP/1.1\r\nHost: api.example.com\r\nthis line has no colon\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(answer.headers['content-type']).toBe('application/json');
+    expect(answer.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse(answer.body)).toEqual({ code: 'invalid_request', message: 'The request could not be read.', status: 400 });
   });
 
   it('keeps answering every request while one instance is killed', async () => {

@@ -42,7 +42,7 @@ export type NewWebhook = z.input<typeof NewWebhook>;
 const webhookFields = {
   id: idField('Unique identifier assigned by the service when the endpoint is registered.'),
   url: z.string().meta({ description: 'Where deliveries are POSTed.', maxLength: 2048, example: 'https://example.com/webhooks/petstore' }),
-  events: z.array(WebhookEventType).meta({ description: 'The events this endpoint receives.' }),
+  events: z.array(WebhookEventType).max(WebhookEventType.options.length).meta({ description: 'The events this endpoint receives.' }),
   createdAt: instant('When the endpoint was registered'),
   disabledAt: instantOrNull('When the endpoint was disabled after failing for 5 days straight; null while it is enabled'),
 };
@@ -56,7 +56,8 @@ export const WebhookWithSecret = z
   .strictObject({
     ...webhookFields,
     secret: z.string().meta({
-      description: 'The signing secret (`whsec_` and base64), shown only now: keep it to verify deliveries.',
+      description: 'The signing secret (`whsec_` and the base64 of 32 bytes), shown only now: keep it to verify deliveries.',
+      maxLength: 50,
       example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     }),
   })
@@ -86,7 +87,13 @@ export const WebhookDelivery = z
     createdAt: instant('When the event was recorded for this endpoint'),
     lastAttemptAt: instantOrNull('When the last attempt was made; null before the first'),
     nextAttemptAt: instantOrNull('When the next attempt is due; null when none is (delivered, failed, or due at once)'),
-    responseStatus: z.int().min(100).max(599).nullable().meta({ description: "The last attempt's HTTP status; null when it got none.", format: 'int32', example: 200 }),
+    responseStatus: z
+      .int()
+      .min(100)
+      .max(599)
+      .meta({ format: 'int32' })
+      .nullable()
+      .meta({ description: "The last attempt's HTTP status; null when it got none.", example: 200 }),
     error: z.string().nullable().meta({ description: 'Why the last attempt failed, when it got no 2xx.', maxLength: 200, example: null }),
   })
   .meta({ id: 'WebhookDelivery' });
