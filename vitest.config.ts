@@ -45,6 +45,7 @@ const inProcessServerTests = [
   'apps/server/test/fuzz.test.ts',
   'apps/server/test/observability.test.ts',
   'apps/server/test/readme-config.test.ts',
+  'apps/server/test/readme-webhooks.test.ts',
   'apps/server/test/orders.test.ts',
   'apps/server/test/server.test.ts',
   'apps/server/test/store-changes.test.ts',

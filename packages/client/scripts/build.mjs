@@ -73,9 +73,9 @@ export function methodDeclarations(operations) {
 export async function bundle({ operations, outDir }) {
   const virtual = '\0petstore-operations';
   const build = await rolldown({
-    input: { index: join(root, 'src/index.ts'), trpc: join(root, 'src/trpc.ts') },
+    input: { index: join(root, 'src/index.ts'), trpc: join(root, 'src/trpc.ts'), webhooks: join(root, 'src/webhooks.ts') },
     platform: 'neutral',
-    external: [/^@trpc\//, /^zod(\/|$)/, /^p-limit$/],
+    external: [/^@trpc\//, /^zod(\/|$)/, /^p-limit$/, /^standardwebhooks$/],
     resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
     plugins: [
       {
