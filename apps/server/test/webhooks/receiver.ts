@@ -30,6 +30,7 @@ export type Decide = (delivery: Delivery) => number | 'hold';
 export async function startReceiver(decide: Decide = () => 200) {
   const deliveries: Delivery[] = [];
   const acks = new Map<string, number>();
+  const seen = new Map<string, number>();
   const held = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -42,11 +43,12 @@ export async function startReceiver(decide: Decide = () => 200) {
         id,
         type: body.type,
         data: body.data,
-        seen: deliveries.filter((one) => one.id === id).length,
+        seen: seen.get(id) ?? 0,
         at: Date.now(),
         remotePort: req.socket.remotePort ?? 0,
       };
       deliveries.push(delivery);
+      seen.set(id, delivery.seen + 1);
       const answer = decide(delivery);
       if (answer === 'hold') {
         held.add(res);
