@@ -153,6 +153,12 @@ describe('the configuration', () => {
     expect(problemsOf({ PETSTORE_DNS_SERVERS: '999.1.1.1:53' })).toContain('PETSTORE_DNS_SERVERS');
   });
 
+  it("reads the webhook lease, longer than a send's 15 s", () => {
+    expect(loadConfig({}).webhooks.leaseMs).toBeUndefined();
+    expect(loadConfig({ PETSTORE_WEBHOOK_LEASE_MS: '20000' }).webhooks.leaseMs).toBe(20_000);
+    expect(problemsOf({ PETSTORE_WEBHOOK_LEASE_MS: '15000' })).toContain('PETSTORE_WEBHOOK_LEASE_MS');
+  });
+
   it('takes base addresses that end in /v1 and drops a trailing slash', () => {
     const config = loadConfig({ PETSTORE_PUBLIC_URL: 'https://pets.example.com/v1/', PETSTORE_STAGING_URL: 'https://staging.example.com/api/v1' });
     expect(config.publicUrl).toBe('https://pets.example.com/v1');

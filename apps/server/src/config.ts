@@ -215,6 +215,8 @@ const Environment = z.object({
   PETSTORE_LINGER_MS: z.preprocess(unsetIfEmpty, integer(0, 60_000).default(1_000)),
   PETSTORE_WEBHOOK_RETRY_SCHEDULE_MS: z.preprocess(unsetIfEmpty, z.string().transform(parseRetrySchedule).optional()),
   PETSTORE_WEBHOOKS_ALLOW_PRIVATE: z.preprocess(unsetIfEmpty, z.enum(['true', 'false']).default('false')),
+  // Longer than a send may take (15 s, DNS included), so that no instance takes a delivery another is still sending.
+  PETSTORE_WEBHOOK_LEASE_MS: z.preprocess(unsetIfEmpty, integer(20_000, 86_400_000).optional()),
   PETSTORE_HEALTH_CACHE_MS: z.preprocess(unsetIfEmpty, integer(0, 60_000).default(1_000)),
 });
 
@@ -277,9 +279,13 @@ function toConfig(env: z.output<typeof Environment>) {
     shedUtilization: env.PETSTORE_SHED_UTILIZATION,
     /** After SIGTERM: how long open connections are still served, each response closing its connection. */
     drainMs: env.PETSTORE_DRAIN_MS,
-    /** Webhooks: the waits before each retry (DECISIONS' 5 s … 10 h when unset), and whether private targets are allowed. */
+    /**
+     * Webhooks: the waits before each retry (DECISIONS' 5 s … 10 h when unset), how long an instance holds a delivery
+     * it took before another may take it (60 s when unset), and whether private targets are allowed.
+     */
     webhooks: {
       retryScheduleMs: env.PETSTORE_WEBHOOK_RETRY_SCHEDULE_MS,
+      leaseMs: env.PETSTORE_WEBHOOK_LEASE_MS,
       allowPrivate: env.PETSTORE_WEBHOOKS_ALLOW_PRIVATE === 'true',
     },
     /** UTC days the usage ledger keeps, today included. */

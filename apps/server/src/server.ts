@@ -9,6 +9,7 @@ import {
   createHttpHandler,
   createOutageLog,
   createOverloadGuard,
+  createWebhookTransport,
   openPetStore,
   type OpenPetStore,
 } from '@petstore/embed';
@@ -98,6 +99,8 @@ export async function startServer(
     usage: { retentionDays: config.usageRetentionDays },
     webhooks: {
       ...config.webhooks,
+      // Targets resolved by PETSTORE_DNS_SERVERS when set (at registration and at each connection), else the system's.
+      transport: createWebhookTransport({ allowPrivate: config.webhooks.allowPrivate, servers: config.dnsServers }),
       // One line per attempt at debug; an endpoint disabled, or a target refused by the rule, at info.
       onAttempt: ({ refused, disabled, ...attempt }) => {
         if (disabled) logger.info({ webhook: attempt.endpointId }, 'webhook endpoint disabled after failing for 5 days');

@@ -6,4 +6,4 @@ export { ACQUIRE_TIMEOUT_MS, AcquireTimeoutError, boundedAcquire } from './bound
 export { createDnsCheck, type DnsCheckOptions } from './dns-check.js';
 export type { DatabaseWait } from './database-wait.js';
 export { unreachableDatabase, type GivenDatabase } from './unreachable-database.js';
-export { createWebhookTransport, systemResolve } from './webhook-transport.js';
+export { createWebhookTransport, serversResolve, systemResolve } from './webhook-transport.js';

@@ -36,6 +36,7 @@ export { createServicePipeline, type HandlerOptions, type HostRedirect } from '.
 export type { NodeHandler, CorsOrigins, FetchConnection } from '@petstore/http';
 export type { TrustProxy } from '@petstore/http';
 export { createDnsCheck, type DnsCheckOptions } from '@petstore/drivers';
+export { createWebhookTransport } from '@petstore/drivers';
 export {
   closeGracefully,
   createOutageLog,
