@@ -143,7 +143,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
     timerAt = at;
     timer = setTimeout(() => {
       timerAt = Infinity;
-      tick();
+      // A timer may fire a little early (it counts from the event loop's cached time): wait out the rest, or the
+      // claim finds nothing due yet and the next look is the idle poll.
+      const early = at - Date.now();
+      if (early > 0) wakeIn(early);
+      else tick();
     }, ms);
     timer.unref();
   }
@@ -231,7 +235,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
         const due = await repository.claim(room, new Date(now), new Date(now + leaseMs));
         // Taken as the instance began to stop: handed back at once.
         for (const delivery of due) closed ? await repository.release(delivery) : start(delivery);
-        again = due.length === room;
+        // A tick that came while this claim waited on the database (again) still counts.
+        again ||= due.length === room;
       } else again = true;
     } catch (error) {
       onError?.(error);
