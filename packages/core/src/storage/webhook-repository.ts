@@ -65,6 +65,8 @@ export interface WebhookRepository {
   prune(before: Date): Promise<number>;
   /** How many deliveries are pending, and since when the oldest. */
   backlog(): Promise<{ pending: number; oldest: Date | undefined }>;
+  /** Whether any endpoint is registered (by any owner, on any instance): without one nothing is ever due. */
+  anyEndpoint(): Promise<boolean>;
 }
 
 /** A 2xx to record. */
@@ -297,6 +299,10 @@ export function createWebhookRepository(db: Kysely<Database>, schema?: string): 
     async prune(before) {
       const { rows } = await sql`delete from ${events} where created_at < ${before} returning id`.execute(db);
       return rows.length;
+    },
+    async anyEndpoint() {
+      const { rows } = await sql<{ any: boolean }>`select exists (select 1 from ${endpoints}) as any`.execute(db);
+      return rows[0]?.any === true;
     },
     async backlog() {
       const { rows } = await sql<{ pending: number | string; oldest: Date | string | null }>`

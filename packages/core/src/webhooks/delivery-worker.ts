@@ -80,6 +80,8 @@ export interface DeliveryWorkerOptions extends DeliveryTuning {
 export interface DeliveryWorker {
   /** Looks for due deliveries soon: a change was just made through this instance. */
   nudge(): void;
+  /** An endpoint was just registered through this instance: changes from now on may have deliveries. */
+  endpointAdded(): void;
   /**
    * Stops taking deliveries, lets the sends in flight finish for up to `graceMs`, then aborts the rest and hands
    * them back unattempted for another instance (or the next start) to send.
@@ -126,6 +128,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   let eluMarkAt = Date.now();
   let loopBusy = false;
   let lastClaimAt = Number.NEGATIVE_INFINITY;
+  // Whether any endpoint exists, as last read (at most once a poll interval, and never on a change's nudge): while
+  // none does, nothing can be due and a change costs the worker nothing, not even a statement. An endpoint
+  // registered through another instance is seen at the next read.
+  let anyEndpoint = true;
+  let endpointsReadAt = Number.NEGATIVE_INFINITY;
   function busy(at: number): boolean {
     if (at - eluMarkAt >= 100) {
       loopBusy = performance.eventLoopUtilization(eluMark).utilization > busyUtilization;
@@ -227,6 +234,11 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
       const room = concurrency - inFlight.size;
       again = false;
       const at = Date.now();
+      if (at - endpointsReadAt >= pollMs) {
+        endpointsReadAt = at;
+        anyEndpoint = await repository.anyEndpoint();
+      }
+      if (!anyEndpoint) return;
       if (room > 0 && busy(at) && at - lastClaimAt < busyClaimEveryMs) {
         // Requests first: look again when a busy instance may take its next deliveries.
         wakeIn(busyClaimEveryMs - (at - lastClaimAt));
@@ -248,12 +260,15 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   return {
     nudge() {
       lastChangeAt = Date.now();
-      if (nudged || closed) return;
+      if (nudged || closed || !anyEndpoint) return;
       nudged = true;
       setImmediate(() => {
         nudged = false;
         tick();
       });
+    },
+    endpointAdded() {
+      anyEndpoint = true;
     },
     async close(graceMs = 5 * SECOND) {
       closed = true;

@@ -40,11 +40,20 @@ export interface Webhooks {
  * @example const webhooks = openWebhooks(db, schema, clock, { transport }); webhooks.nudge()
  */
 export function openWebhooks(db: Kysely<Database>, schema: string | undefined, clock: Clock, options: WebhookOptions = {}): Webhooks {
-  const repository = createWebhookRepository(db, schema);
+  const stored = createWebhookRepository(db, schema);
   const { transport } = options;
   const targets: TargetRule = { allowPrivate: options.allowPrivate ?? false, resolve: transport?.resolve };
-  if (!transport) return { repository, targets, nudge() {}, close: async () => {} };
-  const worker = startDeliveryWorker({ ...options, repository, send: transport.send, clock });
+  if (!transport) return { repository: stored, targets, nudge() {}, close: async () => {} };
+  const worker = startDeliveryWorker({ ...options, repository: stored, send: transport.send, clock });
+  // The worker skips its reads while no endpoint exists: one registered here is known to it at once.
+  const repository: WebhookRepository = {
+    ...stored,
+    async create(...args) {
+      const created = await stored.create(...args);
+      if (created) worker.endpointAdded();
+      return created;
+    },
+  };
   return {
     repository,
     targets,

@@ -3,7 +3,7 @@ import type { Migration } from '../migration-types.js';
 import { tableIn, tableText } from '../schema.js';
 
 /** One kind of change the triggers below report: the event rows a statement's transition tables make. */
-interface EventSource {
+export interface EventSource {
   /** The trigger's name, its function's and the statement it follows. */
   readonly name: string;
   readonly table: 'pets' | 'orders';
@@ -12,7 +12,7 @@ interface EventSource {
   readonly events: string;
 }
 
-const sources: readonly EventSource[] = [
+export const sources: readonly EventSource[] = [
   { name: 'pet_created', table: 'pets', on: 'insert', events: `select 'pet.created', null::text, to_jsonb(n) from new_rows n` },
   {
     name: 'pet_updated',
@@ -83,16 +83,32 @@ export const webhooks = (schema: string | undefined): Migration => ({
     await sql`create index webhook_deliveries_endpoint_idx on ${deliveries} (endpoint_id, id)`.execute(db);
     await sql`create index webhook_deliveries_event_idx on ${deliveries} (event_id)`.execute(db);
     await sql`create index webhook_deliveries_due_idx on ${deliveries} (next_attempt_at nulls first, id) where status = 'pending'`.execute(db);
-    const endpointsText = tableText(schema, 'webhook_endpoints');
-    // An endpoint takes an event it asked for: a catalogue event (no owner) whoever owns it, an order's only its owner's.
-    const asks = (event: string) =>
-      `e.disabled_at is null and ${event}.type = any(e.events) and (${event}.owner is null or e.owner = ${event}.owner)`;
     for (const source of sources) {
-      const fn = tableText(schema, `petstore_${source.name}_events`);
+      await sql.raw(eventFunction(schema, source, { skipWithoutEndpoints: false })).execute(db);
+      const transition = source.on === 'insert' ? 'new table as new_rows' : source.on === 'delete' ? 'old table as old_rows' : 'new table as new_rows old table as old_rows';
       await sql
         .raw(`
-          create or replace function ${fn}() returns trigger language plpgsql as $body$
+          create trigger petstore_${source.name}_events after ${source.on} on ${tableText(schema, source.table)}
+          referencing ${transition} for each statement execute function ${tableText(schema, `petstore_${source.name}_events`)}()`)
+        .execute(db);
+    }
+  },
+});
+
+/**
+ * The trigger function that records one kind of change's events and deliveries. With `skipWithoutEndpoints`
+ * (migration 052) it returns at once while no enabled endpoint exists, before any changed row is looked at.
+ */
+export function eventFunction(schema: string | undefined, source: EventSource, { skipWithoutEndpoints }: { skipWithoutEndpoints: boolean }): string {
+  const endpointsText = tableText(schema, 'webhook_endpoints');
+  // An endpoint takes an event it asked for: a catalogue event (no owner) whoever owns it, an order's only its owner's.
+  const asks = (event: string) =>
+    `e.disabled_at is null and ${event}.type = any(e.events) and (${event}.owner is null or e.owner = ${event}.owner)`;
+  const skip = skipWithoutEndpoints ? `if not exists (select 1 from ${endpointsText} where disabled_at is null) then return null; end if;` : '';
+  return `
+          create or replace function ${tableText(schema, `petstore_${source.name}_events`)}() returns trigger language plpgsql as $body$
           begin
+            ${skip}
             with change (type, owner, data) as (${source.events}),
             recorded as (
               insert into ${tableText(schema, 'webhook_events')} (id, type, owner, data)
@@ -104,14 +120,5 @@ export const webhooks = (schema: string | undefined): Migration => ({
             select e.id, r.id from recorded r join ${endpointsText} e on ${asks('r')};
             return null;
           end
-          $body$`)
-        .execute(db);
-      const transition = source.on === 'insert' ? 'new table as new_rows' : source.on === 'delete' ? 'old table as old_rows' : 'new table as new_rows old table as old_rows';
-      await sql
-        .raw(`
-          create trigger petstore_${source.name}_events after ${source.on} on ${tableText(schema, source.table)}
-          referencing ${transition} for each statement execute function ${fn}()`)
-        .execute(db);
-    }
-  },
-});
+          $body$`;
+}

@@ -12,6 +12,7 @@ import { orders } from './2026-12-03-orders.js';
 import { knownKeysByAddress } from './2026-12-03-known-keys-by-address.js';
 import { webhooks } from './2026-12-03-webhooks.js';
 import { webhookBacklog } from './2026-12-03-webhook-backlog.js';
+import { webhookTriggersSkip } from './2026-12-03-webhook-triggers-skip.js';
 
 /** One migration of the store, making its tables in the schema given (unqualified names when undefined). */
 type MigrationIn = (schema: string | undefined) => Migration;
@@ -51,6 +52,7 @@ const migrationsIn: Record<string, MigrationIn | ContractStep> = {
   '2026-12-03-042-known-keys-by-address': knownKeysByAddress,
   '2026-12-03-050-webhooks': webhooks,
   '2026-12-03-051-webhook-backlog': webhookBacklog,
+  '2026-12-03-052-webhook-triggers-skip': webhookTriggersSkip,
 };
 
 /** The names of every migration of the store. */
