@@ -117,32 +117,44 @@ describe.each(testDatabases)('webhooks through the store on $name', (database) =
   });
 
   it('lets deliveries wait while changes keep the event loop busy, then sends every one', async () => {
-    // A store of its own (on a database of its own), whose worker may take deliveries only once a minute while busy.
+    // A store of its own (on a database of its own), whose worker may take deliveries only once a minute while busy
+    // (busier than half the time: a loaded machine's slow statements must not read as idle).
     const fresh = await database.open();
     const busyStore = createPetStore({
       db: fresh.db,
-      webhooks: { allowPrivate: true, transport: createWebhookTransport({ allowPrivate: true }), concurrency: 2, pollMs: 20, busyClaimEveryMs: 60_000 },
+      webhooks: {
+        allowPrivate: true,
+        transport: createWebhookTransport({ allowPrivate: true }),
+        concurrency: 2,
+        pollMs: 20,
+        busyUtilization: 0.5,
+        busyClaimEveryMs: 60_000,
+      },
     });
     try {
       const key = (await busyStore.apiKeys.create({ plan: 'enterprise', limits: { perMinute: 100_000, perDay: 1_000_000 } })).key;
       await busyStore.createWebhook({ url: receiver.url, events: ['pet.created'] }, { apiKey: key });
-      const busyPets = () => receiver.received.filter((r) => r.body.includes('"Busy"')).length;
-      // 1.5 s of creates, the event loop kept busy about 90% of the time between them.
-      const end = Date.now() + 1_500;
-      let created = 0;
-      while (Date.now() < end) {
-        await busyStore.createPet({ name: 'Busy', categoryId: 1 }, { apiKey: key });
-        created += 1;
-        const spin = Date.now() + 45;
-        while (Date.now() < spin);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      const whileBusy = busyPets();
-      expect(created).toBeGreaterThan(15);
-      // What was taken before the first window of load was measured (a claim or two of two), no more.
-      expect(whileBusy).toBeLessThanOrEqual(4);
-      await until(() => busyPets() >= created, 10_000);
-      expect(busyPets()).toBe(created);
+      const delivered = (name: string) => receiver.received.filter((r) => r.body.includes(`"${name}"`)).length;
+      /** Creates pets named `name` for `ms`, the event loop kept busy about 90% of the time between them. */
+      const busyFor = async (name: string, ms: number) => {
+        let created = 0;
+        for (const end = Date.now() + ms; Date.now() < end; created += 1) {
+          await busyStore.createPet({ name, categoryId: 1 }, { apiKey: key });
+          const spin = Date.now() + 60;
+          while (Date.now() < spin);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        return created;
+      };
+      // Load first, so that the worker has measured it (what it takes before that is not counted here)...
+      const warm = await busyFor('Warm', 600);
+      // ...then the pets counted: none of theirs is sent while the load lasts.
+      const created = await busyFor('Busy', 1_500);
+      const whileBusy = delivered('Busy');
+      expect(created).toBeGreaterThan(10);
+      expect(whileBusy).toBe(0);
+      await until(() => delivered('Busy') >= created && delivered('Warm') >= warm, 10_000);
+      expect(delivered('Busy')).toBe(created);
     } finally {
       await busyStore.close();
       await fresh.close();
