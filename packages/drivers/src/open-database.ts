@@ -25,6 +25,11 @@ export interface DatabaseOptions {
    * round trip (`statement`, which behind PgBouncer includes its wait for a server connection).
    */
   onWait?: DatabaseWait | undefined;
+  /**
+   * On the embedded database, how often its tables are looked at for the upkeep PostgreSQL's autovacuum does
+   * (VACUUM and ANALYZE of the tables that grew): ms, default 10000.
+   */
+  upkeepEveryMs?: number | undefined;
 }
 
 /** An open database and what it runs on. */
@@ -78,7 +83,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<OpenD
   }
   // `@petstore/pglite` takes the data folder's lock (one process per folder) and gives it up on close.
   const { openEmbeddedDatabase } = await loadPGlite();
-  const embedded = await openEmbeddedDatabase(options.dataDir ?? './.petstore-data');
+  const embedded = await openEmbeddedDatabase(options.dataDir ?? './.petstore-data', { upkeepEveryMs: options.upkeepEveryMs });
   return { db: embedded.db, kind: 'pglite', isUnavailable: isDatabaseUnavailable, backup: embedded.backup, close: embedded.close };
 }
 

@@ -11,6 +11,7 @@ import { ADMIN_FOLDER } from './admin-folder.js';
 import { LEGACY_LOCK_FILE, LOCK_FOLDER, lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { createPGliteDialect } from './pglite-dialect.js';
 import { builtFile, pgliteTemplate, TEMPLATE_FILE } from './pglite-template.js';
+import { startUpkeep } from './upkeep.js';
 
 const PGLITE_SETTINGS = {
   // PostgreSQL's defaults (128 MB of shared buffers, 64 MB for maintenance) would stay resident in PGlite's memory;
@@ -72,20 +73,26 @@ async function underLock<T>(dataDir: string, open: (lock: DataDirLock) => Promis
   }
 }
 
+/** How the embedded database is opened. */
+export interface EmbeddedOptions {
+  /** How often its tables are looked at for the upkeep autovacuum would do (ms, default 10000): see {@link startUpkeep}. */
+  upkeepEveryMs?: number | undefined;
+}
+
 /**
  * Opens the embedded database in `dataDir` (a folder, created and filled from the template when new, and held by
  * this process until `close`: see {@link lockDataDir}), or in memory for `memory://`.
  * @example const { db, close } = await openEmbeddedDatabase('memory://')
  */
-export async function openEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
+export async function openEmbeddedDatabase(dataDir: string, options: EmbeddedOptions = {}): Promise<EmbeddedDatabase> {
   if (dataDir.includes('://')) {
     const loadDataDir = await pgliteTemplate();
     const pglite = await PGlite.create(dataDir, { ...PGLITE_SETTINGS, ...(loadDataDir ? { loadDataDir } : {}) });
-    return wrap(pglite);
+    return wrap(pglite, options);
   }
   return underLock(dataDir, async (lock) => {
     if (!existsSync(join(dataDir, 'PG_VERSION'))) initialiseDataDir(dataDir);
-    return wrap(await PGlite.create(dataDir, PGLITE_SETTINGS), lock, dataDir);
+    return wrap(await PGlite.create(dataDir, PGLITE_SETTINGS), options, lock, dataDir);
   });
 }
 
@@ -101,8 +108,9 @@ async function tarOf(dataDir: string): Promise<Blob> {
   return new Blob(chunks);
 }
 
-function wrap(pglite: PGlite, lock?: DataDirLock, dataDir?: string): EmbeddedDatabase {
+function wrap(pglite: PGlite, options: EmbeddedOptions, lock?: DataDirLock, dataDir?: string): EmbeddedDatabase {
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
+  const upkeep = startUpkeep(db, options.upkeepEveryMs === undefined ? {} : { everyMs: options.upkeepEveryMs });
   // Holding the dialect's one connection keeps every statement and transaction of the store out of the copy.
   const backup = () =>
     db.connection().execute(async (connection) => {
@@ -114,6 +122,7 @@ function wrap(pglite: PGlite, lock?: DataDirLock, dataDir?: string): EmbeddedDat
     backup,
     async close() {
       try {
+        await upkeep.stop();
         await db.destroy();
       } finally {
         await lock?.release();
