@@ -80,15 +80,17 @@ describe.skipIf(unsupported)('a rolling upgrade and its rollback, through HAProx
     expect(n).not.toBe(n1);
     const load = startLoad({ url: `https://127.0.0.1:${balancer.port}`, key: KEY, clients: CLIENTS, createShare: 0.5, timeoutMs: 30_000, connectionPerClient: true });
     const steps: string[] = [];
+    const rollStart = Date.now();
     const exits: (number | null)[] = [];
     /** SIGTERM the instance on `i`, start `entry` in its place, wait until it serves and HAProxy has seen it. */
     const replace = async (i: number, entry: string) => {
       const started = Date.now();
+      steps.push(`at ${started - rollStart} ms: SIGTERM to instance ${i + 1}`);
       exits.push(await instances[i]!.stop('SIGTERM'));
       instances[i] = await start(ports[i]!, entry);
       await expect.poll(async () => (await send({ url: instances[i]!.url, method: 'GET', path: '/livez' })).status).toBe(200);
       expect(await version(instances[i]!)).toBe(entry === mainJs ? n : n1);
-      steps.push(`${release(entry)} on instance ${i + 1} in ${Date.now() - started} ms`);
+      steps.push(`at ${Date.now() - rollStart} ms: ${release(entry)} on instance ${i + 1}, in ${Date.now() - started} ms`);
       await sleep(SETTLE_MS);
     };
     let madeMidRoll: { key: string; list: ListedKey[] } | undefined;
@@ -117,7 +119,11 @@ describe.skipIf(unsupported)('a rolling upgrade and its rollback, through HAProx
     const figures = { requests: outcomes.length, creates: created.length, failed: outcomes.filter((o) => !ok(o)).length, n, n1, steps };
     console.info(`roll both ways: ${JSON.stringify(figures)}`);
     expect(exits).toEqual([0, 0, 0, 0, 0, 0, 0]);
-    expect(outcomes.filter((o) => !ok(o)).map((o) => `${o.kind} ${o.status || o.error} ${o.body.slice(0, 100)}`)).toEqual([]);
+    // A failure says when it came against the steps (and whether its socket had carried a request before), to tell a
+    // stopping instance from a balancer closing a kept-alive connection.
+    const failure = (o: Outcome) =>
+      `${o.kind} ${o.status || o.error} sent at ${o.sentAt - rollStart} ms, ended at ${o.endedAt - rollStart} ms, ${o.reusedSocket ? 'reused' : 'new'} socket: ${o.body.slice(0, 100)}`;
+    expect(outcomes.filter((o) => !ok(o)).map(failure), steps.join('; ')).toEqual([]);
     expect(created.length).toBeGreaterThan(20);
     expect(created.filter((id) => !stored.has(id))).toEqual([]);
     // The key N's tool made mid-roll is listed, and serves through the fleet now back on N.
