@@ -75,6 +75,8 @@ export async function openKeys(config: Config, io: CliIo): Promise<{ keys: KeyAd
     dataDir: config.dataDir,
     poolSize: 1,
     rateLimitStore: 'none',
+    // A key tool sends no webhook deliveries: the service's instances do.
+    webhooks: { deliver: false },
     release,
   });
   return {

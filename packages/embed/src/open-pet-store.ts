@@ -146,9 +146,10 @@ export interface StoreOptions {
   /**
    * Webhooks (DECISIONS "Events"): whether private and `http://` targets are allowed (`allowPrivate`, for development
    * and tests), the retry schedule, and the bounds of this instance's delivery worker. Deliveries go out through
-   * `createWebhookTransport` of `@petstore/drivers` unless `transport` names another.
+   * `createWebhookTransport` of `@petstore/drivers` unless `transport` names another. `deliver: false`: this process
+   * sends none (a key tool, a one-off script: the service's instances do), and starts no delivery worker.
    */
-  webhooks?: PetStoreOptions['webhooks'];
+  webhooks?: (PetStoreOptions['webhooks'] & { deliver?: boolean | undefined }) | undefined;
 }
 
 /** An open pet store with its database (and its Redis client, with the `redis` store). */
@@ -252,7 +253,10 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       // Deliveries go through the drivers' transport unless the host gives its own (a resolver of its own, say).
       webhooks: {
         ...options.webhooks,
-        transport: options.webhooks?.transport ?? createWebhookTransport({ allowPrivate: options.webhooks?.allowPrivate ?? false }),
+        transport:
+          options.webhooks?.deliver === false
+            ? undefined
+            : (options.webhooks?.transport ?? createWebhookTransport({ allowPrivate: options.webhooks?.allowPrivate ?? false })),
       },
     });
     for (const { key, plan, limits } of options.apiKeys ?? []) {
