@@ -89,6 +89,15 @@ describe("the build step that names the service's build", { timeout: 120_000 }, 
     const sha = await commit(scratch, `Release @petstore/server@${NEXT_MINOR}`);
     expect(serverVersion(scratch)).toBe(NEXT_MINOR);
     expect(await named(scratch)).toEqual({ version: NEXT_MINOR, commit: sha });
+    // So is an archive of the release commit.
+    const archive = folder('petstore-build-info-release-archive-');
+    made.push(archive);
+    await run('bash', ['-c', 'git -C "$1" archive HEAD | tar -x -C "$2"', 'archive', scratch, archive]);
+    expect(await named(archive)).toEqual({ version: NEXT_MINOR, commit: sha });
+    // A commit after it with no changeset yet (the docs, say) is not the release: the next patch's build.
+    writeFileSync(join(scratch, 'NOTES.md'), 'A note.\n');
+    const docs = await commit(scratch, 'A note after the release');
+    expect(await named(scratch)).toEqual({ version: `${NEXT_PATCH}-dev+${docs}`, commit: docs });
     // And the next change names the builds after it by the release after.
     changeset(scratch, 'after', '@petstore/server', 'patch');
     const next = await commit(scratch, 'After the release');
