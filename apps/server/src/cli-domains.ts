@@ -33,9 +33,15 @@ async function openDomains(config: Config, io: CliIo): Promise<{ domains: Domain
   }
   // On an embedded folder, opening the store takes the folder's lock: refused while another process holds it.
   const { createDnsCheck, openPetStore } = await import('@petstore/embed');
-  const service = await openPetStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, rateLimitStore: 'none',
-    // A key tool sends no webhook deliveries: the service's instances do.
-    webhooks: { deliver: false }, release });
+  // A domain tool sends no webhook deliveries: the service's instances do.
+  const service = await openPetStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 1,
+    rateLimitStore: 'none',
+    release,
+    webhooks: { deliver: false },
+  });
   const check = config.platformHost ? createDnsCheck({ platformHost: config.platformHost, servers: config.dnsServers }) : undefined;
   return {
     domains: createDomainStore(service.database.db, { schema: service.schema, check }),

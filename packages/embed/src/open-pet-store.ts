@@ -252,6 +252,8 @@ export async function openPetStore(options: OpenPetStoreOptions = {}): Promise<O
       usage: options.usage,
       // Deliveries go through the drivers' transport unless the host gives its own (a resolver of its own, say).
       webhooks: {
+        // The embedded folder is held by this process alone: a dead process's leases need not be waited out.
+        soleWorker: database.kind === 'pglite',
         ...options.webhooks,
         transport:
           options.webhooks?.deliver === false

@@ -61,6 +61,11 @@ export interface WebhookRepository {
   settle(delivery: DueDelivery, attempt: Attempt, now: Date, disableIfFailingSince: Date): Promise<{ disabled: boolean }>;
   /** Hands back a held delivery unattempted (the instance is stopping). */
   release(delivery: DueDelivery): Promise<void>;
+  /**
+   * Ends every lease at once, keeping each attempt counted (its send may have gone out): for a process that alone
+   * delivers from this database, starting after one that died holding them. Answers how many it ended.
+   */
+  endLeases(): Promise<number>;
   /** Deletes the events (and their deliveries) recorded before `before`. */
   prune(before: Date): Promise<number>;
   /** How many deliveries are pending, and since when the oldest. */
@@ -295,6 +300,10 @@ export function createWebhookRepository(db: Kysely<Database>, schema?: string): 
     },
     async release(delivery) {
       await sql`update ${deliveries} set lease_until = null, attempts = attempts - 1 where id = ${delivery.id} and status = 'pending'`.execute(db);
+    },
+    async endLeases() {
+      const { rows } = await sql`update ${deliveries} set lease_until = null where status = 'pending' and lease_until is not null returning id`.execute(db);
+      return rows.length;
     },
     async prune(before) {
       const { rows } = await sql`delete from ${events} where created_at < ${before} returning id`.execute(db);

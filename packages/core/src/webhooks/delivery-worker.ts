@@ -74,6 +74,12 @@ export interface DeliveryWorkerOptions extends DeliveryTuning {
   onAttempt?: ((attempt: AttemptOutcome) => void) | undefined;
   /** Told when the database failed the worker (it tries again at its next poll). */
   onError?: ((error: unknown) => void) | undefined;
+  /**
+   * This process alone delivers from this database (the embedded one, whose folder one process holds at a time):
+   * the leases a process that died left are ended when the worker starts, and its deliveries are sent at once
+   * instead of once their leases run out. Never set it where another instance may be sending. Default false.
+   */
+  soleWorker?: boolean | undefined;
 }
 
 /** The instance's delivery worker. */
@@ -121,6 +127,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
   let timer: NodeJS.Timeout | undefined;
   let timerAt = Infinity;
   let nextPruneAt = 0;
+  // A sole worker first ends the leases an earlier process left (until that succeeds, it claims nothing).
+  let leasesToEnd = options.soleWorker === true;
   // Whether requests keep this instance busy: changes came within the last second, and the event loop was busier
   // than `busyUtilization` over the last window of at least 100 ms.
   let lastChangeAt = Number.NEGATIVE_INFINITY;
@@ -226,6 +234,10 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWor
 
   async function claim() {
     try {
+      if (leasesToEnd) {
+        await repository.endLeases();
+        leasesToEnd = false;
+      }
       const now = clock.now();
       if (now >= nextPruneAt) {
         nextPruneAt = now + pruneEveryMs;

@@ -2,12 +2,12 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database } from '../storage/database.js';
 import { createWebhookRepository, type WebhookRepository } from '../storage/webhook-repository.js';
-import { type AttemptOutcome, type DeliveryTuning, startDeliveryWorker } from './delivery-worker.js';
+import { type AttemptOutcome, type DeliveryTuning, type DeliveryWorkerOptions, startDeliveryWorker } from './delivery-worker.js';
 import type { TargetRule } from './targets.js';
 import type { WebhookTransport } from './transport.js';
 
 /** How a store delivers webhooks (DECISIONS "Events"); every duration has its default. */
-export interface WebhookOptions extends DeliveryTuning {
+export interface WebhookOptions extends DeliveryTuning, Pick<DeliveryWorkerOptions, 'soleWorker'> {
   /**
    * Allow `http://` targets and private, loopback and link-local addresses, for development and tests
    * (`PETSTORE_WEBHOOKS_ALLOW_PRIVATE=true`). Default false: only `https://` to public addresses. The transport must
