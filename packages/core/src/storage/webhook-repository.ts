@@ -56,7 +56,9 @@ export interface WebhookRepository {
   /**
    * Records an attempt: delivered, due again at `retryAt`, or failed. A failure marks the endpoint failing since
    * now unless it was already, and disables it (failing its pending deliveries) once it has failed since
-   * `disableIfFailingSince`; answers whether it did.
+   * `disableIfFailingSince`; answers whether it did. A failure counts only while its attempt is the delivery's
+   * latest and it is pending: one whose lease ran out (the delivery taken again meanwhile, or delivered) changes
+   * nothing, so it cannot make the delivery due again while another send of it is in flight. A 2xx always counts.
    */
   settle(delivery: DueDelivery, attempt: Attempt, now: Date, disableIfFailingSince: Date): Promise<{ disabled: boolean }>;
   /** Hands back a held delivery unattempted (the instance is stopping). */
@@ -283,7 +285,7 @@ export function createWebhookRepository(db: Kysely<Database>, schema?: string): 
         with attempted as (
           update ${deliveries} set status = ${status}, lease_until = null, last_attempt_at = ${now},
             next_attempt_at = ${attempt.ok ? null : (attempt.retryAt ?? null)}, response_status = ${attempt.status ?? null}, error = ${error}
-          where id = ${delivery.id}
+          where id = ${delivery.id} and attempts = ${delivery.attempt} and status = 'pending'
           returning endpoint_id
         ), endpoint as (
           update ${endpoints} e set
