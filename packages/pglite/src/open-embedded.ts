@@ -110,7 +110,7 @@ async function tarOf(dataDir: string): Promise<Blob> {
 
 function wrap(pglite: PGlite, options: EmbeddedOptions, lock?: DataDirLock, dataDir?: string): EmbeddedDatabase {
   const db = new Kysely<Database>({ dialect: createPGliteDialect(pglite) });
-  const upkeep = startUpkeep(db, options.upkeepEveryMs === undefined ? {} : { everyMs: options.upkeepEveryMs });
+  const upkeep = startUpkeep(db, options.upkeepEveryMs);
   // Holding the dialect's one connection keeps every statement and transaction of the store out of the copy.
   const backup = () =>
     db.connection().execute(async (connection) => {

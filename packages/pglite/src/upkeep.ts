@@ -12,16 +12,18 @@ export const UPKEEP_EVERY_MS = 10_000;
  * rows is never reused. Growth is read from the files' sizes (`pg_relation_size` against `pg_class.relpages`), not
  * from the statistics collector, which PGlite rarely flushes. The work follows the changes: a table that has not
  * grown is not touched. Each run takes the database's one connection like any statement, between them.
- * @example const upkeep = startUpkeep(db); … upkeep.stop()
+ * @example const upkeep = startUpkeep(db); … await upkeep.stop()
  */
-export function startUpkeep(db: Kysely<Database>, { everyMs = UPKEEP_EVERY_MS, onError }: { everyMs?: number; onError?: (error: unknown) => void } = {}) {
+export function startUpkeep(db: Kysely<Database>, everyMs = UPKEEP_EVERY_MS) {
   let running: Promise<void> | undefined;
-  let stopped = false;
   const timer = setInterval(() => {
     if (running) return;
+    // A run that fails (the database closing under it) is tried again at the next look.
     running = upkeep(db)
-      .then(() => {})
-      .catch((error) => onError?.(error))
+      .then(
+        () => undefined,
+        () => undefined,
+      )
       .finally(() => {
         running = undefined;
       });
@@ -30,8 +32,6 @@ export function startUpkeep(db: Kysely<Database>, { everyMs = UPKEEP_EVERY_MS, o
   return {
     /** Stops looking, and waits for a run under way. */
     async stop() {
-      if (stopped) return;
-      stopped = true;
       clearInterval(timer);
       await running;
     },
